@@ -1,0 +1,474 @@
+package dev.floodgate;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+
+/**
+ * Immutable configuration of one {@link Floodgate}: the file, the per-action limits, the janitor interval
+ * and the table capacity.
+ *
+ * <p>Keys carry over from the original rate limiter. Each is read from the system property
+ * {@code floodgate.<key>} or, failing that, the environment variable {@code FLOODGATE_<KEY>}; a blank value
+ * means the default. A malformed or out-of-range value fails with an {@link IllegalArgumentException} that
+ * names the key, the value and what was expected: nothing falls back silently.
+ *
+ * <pre>
+ * key                                default   meaning
+ * rate_limit_enabled                 true      false: every check admits and touches nothing
+ * auth_rate_limit / _window_ms       10/60000  login attempts per IP (cannot be 0)
+ * dashboard_auth_rate_limit / ...    10/60000  dashboard logins per IP (cannot be 0)
+ * dashboard_api_rate_limit / ...     300/60000 dashboard requests per session; 0 switches it off
+ * publish_rate_limit / ...           0/1000    produce requests per user; 0 switches it off
+ * subscribe_rate_limit / ...         0/60000   subscribe requests per user; 0 switches it off
+ * rate_limit_cleanup_interval_ms     300000    janitor pass interval
+ * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
+ * capacity                           100000    entries the table is sized for
+ * </pre>
+ */
+public final class FloodgateConfig
+{
+    /** Largest limit of any action: a shard word packs its count into 24 bits. */
+    public static final long MAX_LIMIT = (1L << 24) - 1;
+    /** Longest window: seven days. */
+    public static final long MAX_WINDOW_MS = 7L * 24 * 3600 * 1000;
+    /** Longest janitor interval: one day, so idle entries never age past what their arithmetic can tell. */
+    public static final long MAX_CLEANUP_INTERVAL_MS = 24L * 3600 * 1000;
+    /** Largest table. */
+    public static final long MAX_CAPACITY = 50_000_000L;
+    /** Default table size in entries. */
+    public static final long DEFAULT_CAPACITY = 100_000L;
+    /** Default reclamation grace period. */
+    public static final long DEFAULT_RECLAIM_GRACE_MS = 10_000L;
+    /** Default janitor interval. */
+    public static final long DEFAULT_CLEANUP_INTERVAL_MS = 300_000L;
+
+    public static final String KEY_ENABLED = "rate_limit_enabled";
+    public static final String KEY_CLEANUP_INTERVAL_MS = "rate_limit_cleanup_interval_ms";
+    public static final String KEY_FILE = "file";
+    public static final String KEY_CAPACITY = "capacity";
+
+    private final Path file;
+    private final boolean enabled;
+    private final Limit[] limits;
+    private final long cleanupIntervalMs;
+    private final long capacity;
+    private final Ticker ticker;
+    private final long reclaimGraceMs;
+
+    /**
+     * One action's limit.
+     *
+     * @param limit    requests per window; 0 means the action is not limited.
+     * @param windowMs the window in milliseconds.
+     */
+    public record Limit(long limit, long windowMs)
+    {
+        /** @return true when checks of this action admit without touching the table. */
+        public boolean isOff()
+        {
+            return limit == 0;
+        }
+    }
+
+    private FloodgateConfig(final Builder builder)
+    {
+        this.file = builder.file;
+        this.enabled = builder.enabled;
+        this.limits = builder.limits.clone();
+        this.cleanupIntervalMs = builder.cleanupIntervalMs;
+        this.capacity = builder.capacity;
+        this.ticker = builder.ticker;
+        this.reclaimGraceMs = builder.reclaimGraceMs;
+    }
+
+    /**
+     * Reads every key from system properties {@code floodgate.<key>} and environment variables
+     * {@code FLOODGATE_<KEY>} (the property wins where both are set).
+     *
+     * @return the configuration.
+     * @throws IllegalArgumentException naming the first malformed key and its value.
+     */
+    public static FloodgateConfig fromEnvironment()
+    {
+        return fromSources(System.getenv(), System.getProperties());
+    }
+
+    /**
+     * As {@link #fromEnvironment()}, from the given sources.
+     *
+     * @param env        environment variables, keyed {@code FLOODGATE_<KEY>}.
+     * @param properties system properties, keyed {@code floodgate.<key>}.
+     * @return the configuration.
+     * @throws IllegalArgumentException naming the first malformed key and its value.
+     */
+    public static FloodgateConfig fromSources(final Map<String, String> env, final Properties properties)
+    {
+        final Map<String, String> values = new LinkedHashMap<>();
+        for (final String key : keys())
+        {
+            String value = properties.getProperty("floodgate." + key);
+            if (value == null)
+            {
+                value = env.get("FLOODGATE_" + key.toUpperCase(Locale.ROOT));
+            }
+            if (value != null && !value.isBlank())
+            {
+                values.put(key, value.trim());
+            }
+        }
+        return fromKeyValues(values);
+    }
+
+    /**
+     * Builds a configuration from key-value text, as an operator writes it; absent keys take their default.
+     *
+     * @param values key to value, keys as in the class documentation.
+     * @return the configuration.
+     * @throws IllegalArgumentException for an unknown key or a malformed value, naming both.
+     */
+    public static FloodgateConfig fromKeyValues(final Map<String, String> values)
+    {
+        final Builder builder = builder();
+        final long[] limit = new long[Action.values().length];
+        final long[] window = new long[Action.values().length];
+        for (final Action action : Action.values())
+        {
+            limit[action.ordinal()] = action.defaultLimit();
+            window[action.ordinal()] = action.defaultWindowMs();
+        }
+        for (final Map.Entry<String, String> entry : values.entrySet())
+        {
+            final String key = entry.getKey();
+            final String value = entry.getValue();
+            if (value == null || value.isBlank())
+            {
+                continue;
+            }
+            switch (key)
+            {
+                case KEY_ENABLED -> builder.enabled(parseBoolean(key, value));
+                case KEY_CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value));
+                case KEY_CAPACITY -> builder.capacity(parseLong(key, value));
+                case KEY_FILE -> builder.file(Path.of(value));
+                default ->
+                {
+                    final Action action = actionOf(key);
+                    if (key.endsWith("_rate_limit"))
+                    {
+                        limit[action.ordinal()] = parseLong(key, value);
+                    }
+                    else
+                    {
+                        window[action.ordinal()] = parseLong(key, value);
+                    }
+                }
+            }
+        }
+        for (final Action action : Action.values())
+        {
+            builder.limit(action, limit[action.ordinal()], window[action.ordinal()]);
+        }
+        return builder.build();
+    }
+
+    /** @return every configuration key, in documentation order. */
+    public static String[] keys()
+    {
+        final Action[] actions = Action.values();
+        final String[] keys = new String[4 + 2 * actions.length];
+        int i = 0;
+        keys[i++] = KEY_ENABLED;
+        for (final Action action : actions)
+        {
+            keys[i++] = limitKey(action);
+            keys[i++] = windowKey(action);
+        }
+        keys[i++] = KEY_CLEANUP_INTERVAL_MS;
+        keys[i++] = KEY_FILE;
+        keys[i] = KEY_CAPACITY;
+        return keys;
+    }
+
+    /** @param action an action. @return its limit key, e.g. {@code publish_rate_limit}. */
+    public static String limitKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_limit";
+    }
+
+    /** @param action an action. @return its window key, e.g. {@code publish_rate_window_ms}. */
+    public static String windowKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_window_ms";
+    }
+
+    /** @return a builder holding every default. */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** @return a builder holding this configuration, to change a part of it. */
+    public Builder toBuilder()
+    {
+        final Builder builder = new Builder();
+        builder.file = file;
+        builder.enabled = enabled;
+        System.arraycopy(limits, 0, builder.limits, 0, limits.length);
+        builder.cleanupIntervalMs = cleanupIntervalMs;
+        builder.capacity = capacity;
+        builder.ticker = ticker;
+        builder.reclaimGraceMs = reclaimGraceMs;
+        return builder;
+    }
+
+    /** @return the shared file. */
+    public Path file()
+    {
+        return file;
+    }
+
+    /** @return false when every check admits without touching the table. */
+    public boolean enabled()
+    {
+        return enabled;
+    }
+
+    /** @param action an action. @return its limit. */
+    public Limit limit(final Action action)
+    {
+        return limits[action.ordinal()];
+    }
+
+    /** @return the janitor's pass interval in milliseconds. */
+    public long cleanupIntervalMs()
+    {
+        return cleanupIntervalMs;
+    }
+
+    /** @return the number of quota entries the table is sized for. */
+    public long capacity()
+    {
+        return capacity;
+    }
+
+    /** @return the monotonic clock checks read. */
+    public Ticker ticker()
+    {
+        return ticker;
+    }
+
+    /**
+     * @return how long the janitor leaves a tombstoned entry before removing it, and how old a heartbeat may be
+     * before its process counts as frozen.
+     */
+    public long reclaimGraceMs()
+    {
+        return reclaimGraceMs;
+    }
+
+    /** @return the default file: under {@code /dev/shm/floodgate/} where that exists, else under the temp dir. */
+    public static Path defaultFile()
+    {
+        final Path shm = Path.of("/dev/shm");
+        final Path dir = Files.isDirectory(shm) ? shm.resolve("floodgate")
+            : Path.of(System.getProperty("java.io.tmpdir"), "floodgate");
+        return dir.resolve("floodgate.map");
+    }
+
+    @Override
+    public String toString()
+    {
+        final StringBuilder text = new StringBuilder("FloodgateConfig{file=").append(file)
+            .append(", enabled=").append(enabled);
+        for (final Action action : Action.values())
+        {
+            final Limit limit = limits[action.ordinal()];
+            text.append(", ").append(action.configPrefix()).append('=').append(limit.limit())
+                .append('/').append(limit.windowMs()).append("ms");
+        }
+        return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
+            .append(", capacity=").append(capacity).append('}').toString();
+    }
+
+    @Override
+    public boolean equals(final Object other)
+    {
+        return other instanceof FloodgateConfig that && enabled == that.enabled &&
+            cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
+            Arrays.equals(limits, that.limits) && ticker.equals(that.ticker);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity);
+    }
+
+    private static Action actionOf(final String key)
+    {
+        for (final Action action : Action.values())
+        {
+            if (key.equals(limitKey(action)) || key.equals(windowKey(action)))
+            {
+                return action;
+            }
+        }
+        throw new IllegalArgumentException("unknown configuration key '" + key + "': expected one of " +
+            String.join(", ", keys()));
+    }
+
+    private static long parseLong(final String key, final String value)
+    {
+        try
+        {
+            return Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(key + "='" + value + "': expected a whole number" +
+                " (digits only, at most " + Long.MAX_VALUE + ")", ex);
+        }
+    }
+
+    private static boolean parseBoolean(final String key, final String value)
+    {
+        final String v = value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("true"))
+        {
+            return true;
+        }
+        if (v.equals("false"))
+        {
+            return false;
+        }
+        throw new IllegalArgumentException(key + "='" + value + "': expected true or false");
+    }
+
+    /** Validates on {@link #build()}, so errors name the key as an operator would write it. */
+    public static final class Builder
+    {
+        private Path file = defaultFile();
+        private boolean enabled = true;
+        private final Limit[] limits = new Limit[Action.values().length];
+        private long cleanupIntervalMs = DEFAULT_CLEANUP_INTERVAL_MS;
+        private long capacity = DEFAULT_CAPACITY;
+        private Ticker ticker = Ticker.system();
+        private long reclaimGraceMs = DEFAULT_RECLAIM_GRACE_MS;
+
+        private Builder()
+        {
+            for (final Action action : Action.values())
+            {
+                limits[action.ordinal()] = new Limit(action.defaultLimit(), action.defaultWindowMs());
+            }
+        }
+
+        /**
+         * @param graceMs how long a tombstoned entry stands before removal; far longer than any check can sit
+         *                between its generation test and its write. At least 100 ms.
+         * @return this.
+         */
+        public Builder reclaimGraceMs(final long graceMs)
+        {
+            this.reclaimGraceMs = graceMs;
+            return this;
+        }
+
+        /** @param file the shared file. @return this. */
+        public Builder file(final Path file)
+        {
+            this.file = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /** @param enabled false to admit every check without touching the table. @return this. */
+        public Builder enabled(final boolean enabled)
+        {
+            this.enabled = enabled;
+            return this;
+        }
+
+        /**
+         * @param action   the action.
+         * @param limit    requests per window; 0 switches off PUBLISH, SUBSCRIBE and DASHBOARD_API.
+         * @param windowMs the window in milliseconds.
+         * @return this.
+         */
+        public Builder limit(final Action action, final long limit, final long windowMs)
+        {
+            limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
+            return this;
+        }
+
+        /** @param cleanupIntervalMs the janitor's pass interval. @return this. */
+        public Builder cleanupIntervalMs(final long cleanupIntervalMs)
+        {
+            this.cleanupIntervalMs = cleanupIntervalMs;
+            return this;
+        }
+
+        /** @param entries the number of quota entries the table is sized for. @return this. */
+        public Builder capacity(final long entries)
+        {
+            this.capacity = entries;
+            return this;
+        }
+
+        /** @param ticker the monotonic clock, injected by tests. @return this. */
+        public Builder ticker(final Ticker ticker)
+        {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * @return the configuration.
+         * @throws IllegalArgumentException naming the key and value of the first out-of-range setting.
+         */
+        public FloodgateConfig build()
+        {
+            for (final Action action : Action.values())
+            {
+                validate(action, limits[action.ordinal()]);
+            }
+            check(cleanupIntervalMs >= 1 && cleanupIntervalMs <= MAX_CLEANUP_INTERVAL_MS, KEY_CLEANUP_INTERVAL_MS,
+                cleanupIntervalMs, "a whole number of milliseconds from 1 to " + MAX_CLEANUP_INTERVAL_MS);
+            check(reclaimGraceMs >= 100 && reclaimGraceMs <= MAX_CLEANUP_INTERVAL_MS, "reclaim_grace_ms",
+                reclaimGraceMs, "a whole number of milliseconds from 100 to " + MAX_CLEANUP_INTERVAL_MS);
+            check(capacity >= 1 && capacity <= MAX_CAPACITY, KEY_CAPACITY, capacity,
+                "a whole number of entries from 1 to " + MAX_CAPACITY);
+            return new FloodgateConfig(this);
+        }
+
+        private static void validate(final Action action, final Limit limit)
+        {
+            final long min = action.isSecurityControl() ? 1 : 0;
+            check(limit.limit() >= min && limit.limit() <= MAX_LIMIT, limitKey(action), limit.limit(),
+                "a whole number from " + min + " to " + MAX_LIMIT +
+                (action.isSecurityControl() ? " (a login control cannot be switched off)" : " (0 switches it off)"));
+            check(limit.windowMs() >= 1 && limit.windowMs() <= MAX_WINDOW_MS, windowKey(action), limit.windowMs(),
+                "a whole number of milliseconds from 1 to " + MAX_WINDOW_MS);
+            if (limit.limit() > 0 && !dev.floodgate.door.TokenBucket.fits(limit.limit(), limit.windowMs()))
+            {
+                throw new IllegalArgumentException(limitKey(action) + "=" + limit.limit() + " with " +
+                    windowKey(action) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
+                    "exactly; expected a smaller limit, a shorter window, or a limit that divides the window in " +
+                    "nanoseconds");
+            }
+        }
+
+        private static void check(final boolean ok, final String key, final long value, final String expected)
+        {
+            if (!ok)
+            {
+                throw new IllegalArgumentException(key + "=" + value + ": expected " + expected);
+            }
+        }
+    }
+}

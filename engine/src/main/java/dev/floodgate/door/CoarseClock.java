@@ -1,0 +1,81 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Ticker;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A monotonic millisecond clock for the sharded window, read with one volatile load instead of a
+ * {@code clock_gettime}: a daemon thread publishes the ticker's time about every {@link #TICK_NANOS}.
+ *
+ * <p>What is guaranteed: readings never go backwards and trail the ticker by at most one tick plus however
+ * long the thread is descheduled. What is not: precision below that. The window door only needs to know
+ * which window it is in; a late reading makes a boundary late by that much, never a count inexact. With an
+ * injected (non-system) ticker there is no thread and every read goes to the ticker, so tests stay
+ * deterministic. The same thread runs a periodic task (the process heartbeat) every {@code periodicNanos}.
+ */
+public final class CoarseClock implements AutoCloseable
+{
+    /** Publishing interval. */
+    public static final long TICK_NANOS = 200_000L;
+
+    private final Ticker ticker;
+    private final boolean published;
+    private final Thread thread;
+    private volatile long nowNanos;
+    private volatile boolean running = true;
+
+    /**
+     * @param ticker        the source of time.
+     * @param periodic      run on the clock thread every {@code periodicNanos}.
+     * @param periodicNanos interval of {@code periodic}.
+     * @param name          the thread's name.
+     */
+    public CoarseClock(final Ticker ticker, final Runnable periodic, final long periodicNanos, final String name)
+    {
+        this.ticker = ticker;
+        this.published = ticker == Ticker.system();
+        this.nowNanos = ticker.nanos();
+        this.thread = new Thread(() -> run(periodic, periodicNanos), name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run(final Runnable periodic, final long periodicNanos)
+    {
+        long nextPeriodic = ticker.nanos();
+        while (running)
+        {
+            final long now = ticker.nanos();
+            nowNanos = now;
+            if (now - nextPeriodic >= 0)
+            {
+                nextPeriodic = now + periodicNanos;
+                periodic.run();
+            }
+            LockSupport.parkNanos(published ? TICK_NANOS : periodicNanos);
+        }
+    }
+
+    /** @return the published monotonic time in nanoseconds (the ticker's own time when it is injected). */
+    public long nanos()
+    {
+        return published ? nowNanos : ticker.nanos();
+    }
+
+    /** Stops the thread and waits for it, so the periodic task never runs after this returns. */
+    @Override
+    public void close()
+    {
+        running = false;
+        LockSupport.unpark(thread);
+        try
+        {
+            thread.join(10_000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package dev.floodgate.janitor;
+
+import dev.floodgate.Action;
+import dev.floodgate.Ticker;
+import dev.floodgate.door.ShardedWindow;
+import dev.floodgate.door.TokenBucket;
+import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.KeyHasher;
+import dev.floodgate.store.ProcessRegistry;
+import dev.floodgate.store.QuotaTable;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reaps idle entries without ever freeing memory that a check in some process may still be about to write.
+ *
+ * <p>Checks hold the addresses of entries and write to them with no lock; Chronicle Map reuses a removed
+ * entry's memory for the very next insert. So removal takes two passes at least a grace period apart:
+ * <ol>
+ * <li>An idle entry is <em>tombstoned</em> under its segment's write lock: its state fingerprint and the time
+ * are recorded, then its generation becomes {@link EntryLayout#TOMBSTONE}. Every check compares the generation
+ * with the one it cached before writing, so from here on new checks go back to the table (and revive the
+ * entry under a new generation).</li>
+ * <li>A tombstone at least {@code grace} old is removed under the write lock if its state still matches the
+ * fingerprint (no check that passed its generation test before the tombstone has written since) and no
+ * attached process is frozen (heartbeat older than the grace period, yet alive). If a check did land, the
+ * entry is revived instead.</li>
+ * </ol>
+ * What this leaves open: one thread of a heartbeating process descheduled for longer than the grace period
+ * between its generation test and its compare-and-set. NOTES.md bounds it.
+ *
+ * <p>Idle means, judged by the limit and window stored in the entry and never by configuration: a bucket
+ * that has refilled completely; a window whose newest window is over; a {@code DASHBOARD_API} blocked count
+ * whose bucket and window are gone; any other blocked count untouched for {@link #BLOCKED_IDLE_NANOS}.
+ * Any number of janitors, in any processes, may run at once: every decision is re-checked under the lock.
+ */
+public final class Janitor
+{
+    /** Other blocked counters are reaped after a day without a refusal. */
+    public static final long BLOCKED_IDLE_NANOS = 24L * 3600 * 1_000_000_000L;
+
+    private final QuotaTable table;
+    private final ProcessRegistry registry;
+    private final Ticker ticker;
+    private final long graceNanos;
+    private final int ownSlot;
+
+    /**
+     * @param table      the table.
+     * @param registry   its process registry.
+     * @param ticker     monotonic time.
+     * @param graceNanos how long a tombstone stands before removal.
+     * @param ownSlot    this instance's registry slot.
+     */
+    public Janitor(final QuotaTable table, final ProcessRegistry registry, final Ticker ticker,
+        final long graceNanos, final int ownSlot)
+    {
+        this.table = table;
+        this.registry = registry;
+        this.ticker = ticker;
+        this.graceNanos = graceNanos;
+        this.ownSlot = ownSlot;
+    }
+
+    /** What one pass did. */
+    public record PassResult(int reaped, int tombstoned, int revived, long frozenPid)
+    {
+    }
+
+    /**
+     * Runs one pass.
+     *
+     * @return what it did.
+     */
+    public PassResult runPass()
+    {
+        final long now = ticker.nanos();
+        final FileHeader header = table.header();
+        header.addCounter(FileHeader.JANITOR_RUNS_OFFSET, 1);
+        registry.heartbeat(ownSlot, now);
+        registry.freeDead();
+        final long frozenPid = registry.frozenProcess(ownSlot, now, graceNanos);
+
+        final List<byte[]> expired = new ArrayList<>();
+        final List<byte[]> idle = new ArrayList<>();
+        final long[] live = {0};
+        table.forEachEntry((key, value) ->
+        {
+            live[0]++;
+            if (value.getLong(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
+            {
+                if (now - value.getLong(EntryLayout.TOMBSTONED_AT_OFFSET) >= graceNanos)
+                {
+                    expired.add(key);
+                }
+            }
+            else if (isIdle(key, value, now, false))
+            {
+                idle.add(key);
+            }
+        });
+        header.putEntryCountRelease(live[0]);
+
+        int reaped = 0;
+        int revived = 0;
+        if (frozenPid == 0)
+        {
+            for (final byte[] key : expired)
+            {
+                final int[] outcome = {0};
+                table.withWriteLock(key, value ->
+                {
+                    if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE)
+                    {
+                        return false; // a check revived it
+                    }
+                    if (EntryLayout.stateSum(value) == value.getLong(EntryLayout.TOMBSTONE_STATE_OFFSET))
+                    {
+                        outcome[0] = 1;
+                        return true;
+                    }
+                    value.putLongVolatile(EntryLayout.GENERATION_OFFSET, header.nextGeneration());
+                    outcome[0] = 2; // a check that had passed its generation test wrote after the tombstone
+                    return false;
+                });
+                reaped += outcome[0] == 1 ? 1 : 0;
+                revived += outcome[0] == 2 ? 1 : 0;
+            }
+        }
+        int tombstoned = 0;
+        for (final byte[] key : idle)
+        {
+            final boolean[] done = {false};
+            table.withWriteLock(key, value ->
+            {
+                final long t = ticker.nanos();
+                if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE &&
+                    isIdle(key, value, t, true))
+                {
+                    EntryLayout.tombstone(value, t);
+                    done[0] = true;
+                }
+                return false;
+            });
+            tombstoned += done[0] ? 1 : 0;
+        }
+        header.addCounter(FileHeader.REAPED_OFFSET, reaped);
+        header.addCounter(FileHeader.TOMBSTONED_OFFSET, tombstoned);
+        header.addCounter(FileHeader.REVIVED_OFFSET, revived);
+        return new PassResult(reaped, tombstoned, revived, frozenPid);
+    }
+
+    private boolean isIdle(final byte[] key, final UnsafeBuffer value, final long now, final boolean locked)
+    {
+        final long limit = value.getLong(EntryLayout.LIMIT_OFFSET);
+        final long windowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
+        switch (EntryLayout.kind(value))
+        {
+            case EntryLayout.KIND_BUCKET:
+                return limit < 1 || !TokenBucket.fits(limit, windowMs) ||
+                    new TokenBucket(limit, windowMs).isFull(value.getLongVolatile(EntryLayout.STATE_OFFSET), now);
+            case EntryLayout.KIND_WINDOW:
+            {
+                final long current = Math.floorDiv(Math.floorDiv(now, 1_000_000L), Math.max(1, windowMs));
+                for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
+                {
+                    final long word = value.getLongVolatile(EntryLayout.shardOffset(shard));
+                    if (word != 0 && ShardedWindow.age(current, word) <= 0)
+                    {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            case EntryLayout.KIND_BLOCKED:
+                if (EntryLayout.action(value) == Action.DASHBOARD_API)
+                {
+                    // Reaped with its bucket. The lookups run only outside the write lock (no nested locks); a
+                    // tombstone is never a loss, since a refusal after it revives the counter.
+                    return locked || !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_BUCKET)) &&
+                        !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_WINDOW));
+                }
+                return now - value.getLongVolatile(EntryLayout.TOUCHED_OFFSET) >= BLOCKED_IDLE_NANOS;
+            default:
+                return false;
+        }
+    }
+}

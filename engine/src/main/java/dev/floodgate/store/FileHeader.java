@@ -1,0 +1,191 @@
+package dev.floodgate.store;
+
+import dev.floodgate.Action;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * The file's own record: identity, the generation counter, table-wide counters and the registry of attached
+ * processes. It is the value of the reserved key whose 16 bytes are all zero (quota keys never have kind 0),
+ * inserted when the file is created and never removed, so its address is resolved once per process and read
+ * and written without any Chronicle Map lock.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                 Magic "FLOODGT\0" (64)                        |   0  line 0: identity, immutable
+ *  +-------------------------------+-------------------------------+
+ *  |  Format version (32)          |  Shard count (32)             |   8
+ *  +-------------------------------+-------------------------------+
+ *  |                 Capacity, entries (64)                        |  16
+ *  |                 Created, wall-clock ms (64)                   |  24
+ *  |                 Created, monotonic ns (64)                    |  32
+ *  |                 Boot id (128)                                 |  40
+ *  +---------------------------------------------------------------+
+ *  |                 Key secret (128)                              |  64  line 1
+ *  +---------------------------------------------------------------+
+ *  |                 Generation counter (64)                       | 128  line 2
+ *  +---------------------------------------------------------------+
+ *  |  Janitor runs | Reaped | Tombstoned | Revived | Entry count   | 192  line 3: counters
+ *  +---------------------------------------------------------------+
+ *  |  Table-full events, one 64-bit counter per action             | 256  line 4
+ *  +---------------------------------------------------------------+
+ *  |  Process slot 0 (64 bytes): pid | start ms | heartbeat ns |   | 512  lines 8..
+ *  |    attached ns | nonce                                        |
+ *  |  ... {@link #MAX_PROCESSES} slots                             |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ *
+ * Counters are updated with atomic adds and read with volatile loads: a reader sees each counter exactly,
+ * but the set of counters is not a consistent snapshot.
+ */
+public final class FileHeader
+{
+    /** "FLOODGT" and a zero byte, little-endian. */
+    public static final long MAGIC = 0x0054474F444F4C46L;
+    public static final int FORMAT_VERSION = 1;
+    public static final int MAX_PROCESSES = 64;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = 8;
+    public static final int SHARDS_OFFSET = 12;
+    public static final int CAPACITY_OFFSET = 16;
+    public static final int CREATED_WALL_MS_OFFSET = 24;
+    public static final int CREATED_NANOS_OFFSET = 32;
+    public static final int BOOT_ID_OFFSET = 40;
+    public static final int SECRET_OFFSET = 64;
+    public static final int GENERATION_COUNTER_OFFSET = 128;
+    public static final int JANITOR_RUNS_OFFSET = 192;
+    public static final int REAPED_OFFSET = 200;
+    public static final int TOMBSTONED_OFFSET = 208;
+    public static final int REVIVED_OFFSET = 216;
+    public static final int ENTRY_COUNT_OFFSET = 224;
+    public static final int TABLE_FULL_OFFSET = 256;
+    public static final int PROCESSES_OFFSET = 512;
+    public static final int PROCESS_STRIDE = 64;
+    public static final int PROCESS_PID = 0;
+    public static final int PROCESS_START_MS = 8;
+    public static final int PROCESS_HEARTBEAT_NANOS = 16;
+    public static final int PROCESS_ATTACHED_NANOS = 24;
+    public static final int PROCESS_NONCE = 32;
+    public static final int LENGTH = PROCESSES_OFFSET + MAX_PROCESSES * PROCESS_STRIDE;
+
+    private final AtomicBuffer buffer;
+
+    /** @param buffer wraps the header value in the mapped file. */
+    public FileHeader(final AtomicBuffer buffer)
+    {
+        this.buffer = buffer;
+    }
+
+    /** @return the underlying buffer. */
+    public AtomicBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /** @return the magic number; {@link #MAGIC} for a Floodgate file. */
+    public long magic()
+    {
+        return buffer.getLong(MAGIC_OFFSET);
+    }
+
+    /** @return the format version. */
+    public int version()
+    {
+        return buffer.getInt(VERSION_OFFSET);
+    }
+
+    /** @return the shard count fixed when the file was created. */
+    public int shards()
+    {
+        return buffer.getInt(SHARDS_OFFSET);
+    }
+
+    /** @return the capacity the file was created for. */
+    public long capacity()
+    {
+        return buffer.getLong(CAPACITY_OFFSET);
+    }
+
+    /** @return the wall-clock creation time, for display only. */
+    public long createdWallMs()
+    {
+        return buffer.getLong(CREATED_WALL_MS_OFFSET);
+    }
+
+    /** @return the boot id of the host at creation. */
+    public BootId bootId()
+    {
+        return new BootId(buffer.getLong(BOOT_ID_OFFSET), buffer.getLong(BOOT_ID_OFFSET + 8));
+    }
+
+    /** @return the key secret, word 0. */
+    public long secret0()
+    {
+        return buffer.getLong(SECRET_OFFSET);
+    }
+
+    /** @return the key secret, word 1. */
+    public long secret1()
+    {
+        return buffer.getLong(SECRET_OFFSET + 8);
+    }
+
+    /** @return a generation never handed out before in this file. */
+    public long nextGeneration()
+    {
+        return buffer.getAndAddLong(GENERATION_COUNTER_OFFSET, 1) + 1;
+    }
+
+    /** @param offset a counter offset. @return the counter, volatile read. */
+    public long counterVolatile(final int offset)
+    {
+        return buffer.getLongVolatile(offset);
+    }
+
+    /** @param offset a counter offset. @param delta the amount to add. */
+    public void addCounter(final int offset, final long delta)
+    {
+        buffer.getAndAddLong(offset, delta);
+    }
+
+    /** @param count the entry count the janitor just counted. */
+    public void putEntryCountRelease(final long count)
+    {
+        buffer.putLongRelease(ENTRY_COUNT_OFFSET, count);
+    }
+
+    /** @param action an action. @return the offset of its table-full counter. */
+    public static int tableFullOffset(final Action action)
+    {
+        return TABLE_FULL_OFFSET + 8 * action.ordinal();
+    }
+
+    /** @param slot a process slot. @return the slot's offset. */
+    public static int processOffset(final int slot)
+    {
+        return PROCESSES_OFFSET + slot * PROCESS_STRIDE;
+    }
+
+    static void initialise(
+        final AtomicBuffer buffer,
+        final int shards,
+        final long capacity,
+        final BootId bootId,
+        final long secret0,
+        final long secret1,
+        final long nowNanos)
+    {
+        buffer.putLong(MAGIC_OFFSET, MAGIC);
+        buffer.putInt(VERSION_OFFSET, FORMAT_VERSION);
+        buffer.putInt(SHARDS_OFFSET, shards);
+        buffer.putLong(CAPACITY_OFFSET, capacity);
+        buffer.putLong(CREATED_WALL_MS_OFFSET, System.currentTimeMillis());
+        buffer.putLong(CREATED_NANOS_OFFSET, nowNanos);
+        buffer.putLong(BOOT_ID_OFFSET, bootId.high());
+        buffer.putLong(BOOT_ID_OFFSET + 8, bootId.low());
+        buffer.putLong(SECRET_OFFSET, secret0);
+        buffer.putLong(SECRET_OFFSET + 8, secret1);
+    }
+}

@@ -1,0 +1,502 @@
+package dev.floodgate.store;
+
+import dev.floodgate.Action;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Objects;
+
+/**
+ * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
+ * ({@link EntryLayout}), plus the file's own record ({@link FileHeader}).
+ *
+ * <p>Every method here takes a Chronicle Map segment lock and belongs on a cold path: first sight of a key in
+ * a process, inserts, resets, the janitor and tools. Checks on warm keys use the addresses this class
+ * {@linkplain #resolve resolves} and take no lock. Thread-safe; Chronicle Map's query contexts are
+ * per thread.
+ *
+ * <p>The file is created in a private temporary file and linked into place only when complete, so a
+ * process never maps a half-made table and concurrent creators cannot both win.
+ */
+public final class QuotaTable implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger("dev.floodgate");
+    private static final byte[] HEADER_KEY = new byte[KeyHasher.KEY_LENGTH];
+    private static final int CHUNK = 64;
+    private static final int MIN_SEGMENTS = 8;
+
+    private final Path file;
+    private final ChronicleMap<byte[], byte[]> map;
+    private final FileHeader header;
+    private final KeyHasher hasher;
+    private final int shards;
+    private final long capacity;
+
+    private QuotaTable(final Path file, final ChronicleMap<byte[], byte[]> map, final FileHeader header)
+    {
+        this.file = file;
+        this.map = map;
+        this.header = header;
+        this.hasher = new KeyHasher(header.secret0(), header.secret1());
+        this.shards = header.shards();
+        this.capacity = header.capacity();
+    }
+
+    /**
+     * Maps the table at {@code file}, creating it when absent and replacing it when it was written under a
+     * previous boot of the host.
+     *
+     * @param file           the table's path.
+     * @param capacity       entries to size a new file for.
+     * @param shards         shard count of a new file.
+     * @param groupReadable  whether a new file is readable by the owner's group (otherwise 0600).
+     * @param nowNanos       the monotonic time, recorded in a new file.
+     * @return the open table.
+     * @throws FloodgateFileException naming the file and the problem.
+     */
+    public static QuotaTable open(
+        final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
+    {
+        Objects.requireNonNull(file, "file");
+        for (int attempt = 0; ; attempt++)
+        {
+            if (!Files.exists(file))
+            {
+                create(file, capacity, shards, groupReadable, nowNanos);
+            }
+            final QuotaTable table = mapExisting(file);
+            final BootId current = BootId.current();
+            if (table.header.bootId().equals(current))
+            {
+                return table;
+            }
+            final BootId old = table.header.bootId();
+            table.close();
+            if (attempt > 0)
+            {
+                throw new FloodgateFileException(file, "was replaced under another boot id twice in a row", null);
+            }
+            LOG.log(System.Logger.Level.WARNING, "{0} was written under boot {1}, this is boot {2}: its monotonic " +
+                "times mean nothing now, so it is replaced by an empty table", file, old, current);
+            replaceStale(file, old, capacity, shards, groupReadable, nowNanos);
+        }
+    }
+
+    private static QuotaTable mapExisting(final Path file)
+    {
+        FileCheck.check(file, true);
+        final ChronicleMap<byte[], byte[]> map;
+        try
+        {
+            map = builder(1, 1).createPersistedTo(file.toFile());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            throw new FloodgateFileException(file, "cannot be mapped as a Floodgate table: " + ex.getMessage(), ex);
+        }
+        try
+        {
+            final UnsafeBuffer buffer = headerBuffer(map);
+            if (buffer == null)
+            {
+                throw new FloodgateFileException(file, "has no Floodgate header: a table of another format", null);
+            }
+            final FileHeader header = new FileHeader(buffer);
+            if (header.magic() != FileHeader.MAGIC)
+            {
+                throw new FloodgateFileException(file, "bad magic number 0x" + Long.toHexString(header.magic()) +
+                    ": not a Floodgate table", null);
+            }
+            if (header.version() != FileHeader.FORMAT_VERSION)
+            {
+                throw new FloodgateFileException(file, "format version " + header.version() + (header.version() >
+                    FileHeader.FORMAT_VERSION ? " is newer than" : " is not") + " this Floodgate's version " +
+                    FileHeader.FORMAT_VERSION, null);
+            }
+            if (header.shards() < 1 || header.shards() > 4096 || header.capacity() < 1)
+            {
+                throw new FloodgateFileException(file, "damaged header: shards " + header.shards() + ", capacity " +
+                    header.capacity(), null);
+            }
+            return new QuotaTable(file, map, header);
+        }
+        catch (final RuntimeException ex)
+        {
+            map.close();
+            throw ex;
+        }
+    }
+
+    private static UnsafeBuffer headerBuffer(final ChronicleMap<byte[], byte[]> map)
+    {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(HEADER_KEY))
+        {
+            c.readLock().lock();
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            if (entry == null || entry.value().size() < FileHeader.LENGTH)
+            {
+                return null;
+            }
+            return wrap(entry.value());
+        }
+    }
+
+    private static UnsafeBuffer wrap(final Data<byte[]> value)
+    {
+        return new UnsafeBuffer(value.bytes().addressForRead(value.offset()), (int)value.size());
+    }
+
+    private static ChronicleMapBuilder<byte[], byte[]> builder(final long capacity, final int shards)
+    {
+        // Buckets and blocked counters take 2 lines, windows 2 + shards; assume a mix weighted to buckets.
+        final double averageValue = (2.0 * EntryLayout.HEADER_LENGTH + EntryLayout.valueLength(
+            EntryLayout.KIND_WINDOW, shards)) / 3.0;
+        return ChronicleMapBuilder.of(byte[].class, byte[].class)
+            .name("floodgate")
+            .constantKeySizeBySample(new byte[KeyHasher.KEY_LENGTH])
+            .averageValueSize(averageValue)
+            .entries(capacity + 1)
+            .minSegments(MIN_SEGMENTS) // spread locks and hostile keys even in a small table
+            .actualChunkSize(CHUNK)
+            .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (EntryLayout.SHARDS_OFFSET + 4096 * 64) / CHUNK)
+            .entryAndValueOffsetAlignment(CHUNK)
+            .checksumEntries(false)   // direct atomic writes would make checksums stale; see NOTES.md
+            .maxBloatFactor(1.5)
+            .sparseFile(false);
+    }
+
+    private static void create(
+        final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
+    {
+        final Path dir = file.toAbsolutePath().getParent();
+        final Path temp;
+        try
+        {
+            if (!Files.isDirectory(dir))
+            {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString(groupReadable ? "rwxr-x---" : "rwx------")));
+            }
+            temp = Files.createTempFile(dir, "." + file.getFileName() + ".", ".creating",
+                PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
+        }
+        try
+        {
+            build(temp, capacity, shards, nowNanos);
+            try
+            {
+                Files.createLink(file, temp);
+            }
+            catch (final FileAlreadyExistsException raced)
+            {
+                // another process created it first: use theirs
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
+        }
+        finally
+        {
+            try
+            {
+                Files.deleteIfExists(temp);
+            }
+            catch (final IOException ignored)
+            {
+                // a leftover temp file is harmless and named as such
+            }
+        }
+    }
+
+    private static void build(final Path temp, final long capacity, final int shards, final long nowNanos)
+        throws IOException
+    {
+        try (ChronicleMap<byte[], byte[]> map = builder(capacity, shards).createPersistedTo(temp.toFile()))
+        {
+            final SecureRandom random = new SecureRandom();
+            final byte[] value = new byte[FileHeader.LENGTH];
+            FileHeader.initialise(new UnsafeBuffer(value), shards, capacity, BootId.current(),
+                random.nextLong(), random.nextLong(), nowNanos);
+            map.put(HEADER_KEY, value);
+        }
+    }
+
+    private static void replaceStale(
+        final Path file,
+        final BootId stale,
+        final long capacity,
+        final int shards,
+        final boolean groupReadable,
+        final long nowNanos)
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            FileLock ignored = channel.lock())
+        {
+            // Under the lock, make sure nobody replaced it while we waited: the path must still be this inode.
+            final Object lockedKey = Files.readAttributes(file, "unix:ino").get("ino");
+            final QuotaTable again = mapExisting(file);
+            final boolean stillStale = again.header.bootId().equals(stale);
+            again.close();
+            if (!stillStale || !lockedKey.equals(Files.readAttributes(file, "unix:ino").get("ino")))
+            {
+                return;
+            }
+            final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
+            Files.deleteIfExists(fresh);
+            Files.createFile(fresh, PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
+            build(fresh, capacity, shards, nowNanos);
+            Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(file, "from a previous boot cannot be replaced: " + describe(ex), ex);
+        }
+    }
+
+    private static String describe(final Exception ex)
+    {
+        return ex instanceof java.nio.file.AccessDeniedException ? "permission denied (" + ex.getMessage() + ")" :
+            String.valueOf(ex.getMessage() == null ? ex : ex.getMessage());
+    }
+
+    /** @return the file. */
+    public Path file()
+    {
+        return file;
+    }
+
+    /** @return the file's record. */
+    public FileHeader header()
+    {
+        return header;
+    }
+
+    /** @return the shard count fixed in the file. */
+    public int shards()
+    {
+        return shards;
+    }
+
+    /** @return the capacity fixed in the file. */
+    public long capacity()
+    {
+        return capacity;
+    }
+
+    /** @return the key function of this file. */
+    public KeyHasher hasher()
+    {
+        return hasher;
+    }
+
+    /**
+     * Finds an entry, inserting it when absent and reviving it when the janitor has tombstoned it.
+     *
+     * @param kind         the entry kind.
+     * @param action       the action.
+     * @param identifier   the identifier.
+     * @param limit        the limit a new entry records.
+     * @param windowMs     the window a new entry records.
+     * @param initialState the state word of a new entry.
+     * @param nowNanos     the monotonic time.
+     * @return the located entry.
+     * @throws TableFullException when the table cannot take a new entry.
+     */
+    public Resolved resolve(
+        final byte kind,
+        final Action action,
+        final CharSequence identifier,
+        final long limit,
+        final long windowMs,
+        final long initialState,
+        final long nowNanos) throws TableFullException
+    {
+        final byte[] key = hasher.key(identifier, action, kind);
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            c.updateLock().lock();
+            MapEntry<byte[], byte[]> entry = c.entry();
+            if (entry == null)
+            {
+                if (header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET) >= capacity)
+                {
+                    throw new TableFullException(file + " holds " + capacity + " entries");
+                }
+                final byte[] value = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos,
+                    header.nextGeneration(), initialState, identifier, shards);
+                try
+                {
+                    c.absentEntry().doInsert(c.wrapValueAsData(value));
+                }
+                catch (final IllegalStateException ex)
+                {
+                    // Chronicle Map ran out of segment tiers before the entry count reached capacity
+                    throw new TableFullException(file + ": " + ex.getMessage());
+                }
+                header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, 1);
+                entry = c.entry();
+            }
+            final UnsafeBuffer buffer = wrap(entry.value());
+            long generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
+            if (generation == EntryLayout.TOMBSTONE)
+            {
+                generation = header.nextGeneration();
+                buffer.putLongRelease(EntryLayout.GENERATION_OFFSET, generation);
+                header.addCounter(FileHeader.REVIVED_OFFSET, 1);
+            }
+            return new Resolved(buffer, generation, buffer.getLong(EntryLayout.LIMIT_OFFSET),
+                buffer.getLong(EntryLayout.WINDOW_MS_OFFSET));
+        }
+    }
+
+    /**
+     * Reads one word of an entry under the segment's read lock.
+     *
+     * @return the word, or {@code absent} when there is no live entry.
+     */
+    public long readWord(final byte kind, final Action action, final CharSequence identifier, final int offset,
+        final long absent)
+    {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(hasher.key(identifier, action, kind)))
+        {
+            c.readLock().lock();
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            if (entry == null)
+            {
+                return absent;
+            }
+            final UnsafeBuffer buffer = wrap(entry.value());
+            return buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE ? absent :
+                buffer.getLongVolatile(offset);
+        }
+    }
+
+    /** Called with an entry's value under its segment's write lock. */
+    @FunctionalInterface
+    public interface WriteLockedAction
+    {
+        /**
+         * @param value the entry's value in the file.
+         * @return true to remove the entry.
+         */
+        boolean apply(UnsafeBuffer value);
+    }
+
+    /**
+     * Runs {@code action} on the entry under its segment's write lock, which excludes every locked reader and
+     * writer in every process (but not lock-free checks).
+     *
+     * @param key    the entry's key.
+     * @param action what to do.
+     * @return 0 when absent, 1 when kept, 2 when removed.
+     */
+    public int withWriteLock(final byte[] key, final WriteLockedAction action)
+    {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            c.writeLock().lock();
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            if (entry == null)
+            {
+                return 0;
+            }
+            if (action.apply(wrap(entry.value())))
+            {
+                c.remove(entry);
+                header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, -1);
+                return 2;
+            }
+            return 1;
+        }
+    }
+
+    /** Called with a copy of each quota entry. */
+    @FunctionalInterface
+    public interface EntryVisitor
+    {
+        /**
+         * @param key   the entry's key (a fresh array).
+         * @param value a copy of the entry's value, taken under the segment's update lock.
+         */
+        void visit(byte[] key, UnsafeBuffer value);
+    }
+
+    /**
+     * Visits a copy of every quota entry (not the file's own record), one segment at a time. Checks on warm
+     * keys are never blocked; inserts and removals in the segment being copied wait for the copy.
+     *
+     * @param visitor receives each entry.
+     */
+    public void forEachEntry(final EntryVisitor visitor)
+    {
+        map.forEachEntry(entry ->
+        {
+            final Data<byte[]> key = entry.key();
+            final byte[] keyBytes = key.get();
+            if (keyBytes[KeyHasher.KIND_INDEX] == 0)
+            {
+                return;
+            }
+            final Data<byte[]> value = entry.value();
+            final byte[] copy = new byte[(int)value.size()];
+            value.bytes().read(value.offset(), copy, 0, copy.length);
+            visitor.visit(keyBytes.clone(), new UnsafeBuffer(copy));
+        });
+    }
+
+    /**
+     * @param key a key.
+     * @return true when an entry exists under it and is not tombstoned.
+     */
+    public boolean isLive(final byte[] key)
+    {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            c.readLock().lock();
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            return entry != null &&
+                wrap(entry.value()).getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE;
+        }
+    }
+
+    /** @return the file's size in bytes. */
+    public long fileSize()
+    {
+        try
+        {
+            return Files.size(file);
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
+    }
+
+    /** Unmaps the file. Addresses resolved from this table must not be used afterwards. */
+    @Override
+    public void close()
+    {
+        map.close();
+    }
+}
