@@ -1,6 +1,7 @@
 package dev.floodgate.tools;
 
 import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.tools.command.BenchCommand;
 import dev.floodgate.tools.command.DemoCommand;
 import dev.floodgate.tools.command.DumpCommand;
 import dev.floodgate.tools.command.ResetCommand;
@@ -22,7 +23,7 @@ import java.io.PrintWriter;
 @Command(name = "floodgate", mixinStandardHelpOptions = true, version = "floodgate 0.1.0",
     description = "Inspects and exercises the shared-memory rate-limit table that the brokers on this host map.",
     subcommands = {DumpCommand.class, StatsCommand.class, TopCommand.class, ResetCommand.class,
-        WatchCommand.class, DemoCommand.class, WorkerCommand.class},
+        WatchCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:refused operation (or a demo/bench result that misses its quota)",
         "2:usage error", "3:missing, unreadable or foreign file"})

@@ -34,6 +34,7 @@ public final class LoadRun
 
     /**
      * @param processes  worker JVMs.
+     * @param jvmArgs    the workers' JVM options (heap, JIT), besides the engine's flags.
      * @param workerArgs the {@code worker} command's arguments (file, lanes, limits).
      * @param logDir     where each worker's standard error goes.
      * @param durationNs how long the workers run.
@@ -44,6 +45,7 @@ public final class LoadRun
      */
     public static List<WorkerProcess> run(
         final int processes,
+        final List<String> jvmArgs,
         final List<String> workerArgs,
         final Path logDir,
         final long durationNs,
@@ -55,7 +57,7 @@ public final class LoadRun
         Runtime.getRuntime().addShutdownHook(reaper);
         try
         {
-            return run.execute(processes, workerArgs, logDir, durationNs, alignStart, out);
+            return run.execute(processes, jvmArgs, workerArgs, logDir, durationNs, alignStart, out);
         }
         catch (final InterruptedException ex)
         {
@@ -78,6 +80,7 @@ public final class LoadRun
 
     private List<WorkerProcess> execute(
         final int processes,
+        final List<String> jvmArgs,
         final List<String> workerArgs,
         final Path logDir,
         final long durationNs,
@@ -88,7 +91,7 @@ public final class LoadRun
         args.add("worker");
         args.addAll(workerArgs);
         final List<String> command = JvmFlags.javaCommand(FloodgateCli.class.getName(),
-            System.getProperty("java.class.path"), List.of("-Xmx256m", "-Xss512k"), args);
+            System.getProperty("java.class.path"), jvmArgs, args);
         for (int i = 1; i <= processes; i++)
         {
             try
