@@ -67,6 +67,7 @@ public final class ScratchTable implements AutoCloseable
         }
         catch (final FloodgateFileException ex)
         {
+            new ScratchTable(dir, table, ownsDir, shards).close(); // nothing of ours stays behind
             throw new CliException(ExitCode.FILE, ex.getMessage());
         }
     }
