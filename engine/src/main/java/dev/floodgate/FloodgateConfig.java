@@ -458,8 +458,8 @@ public final class FloodgateConfig
             {
                 throw new IllegalArgumentException(limitKey(action) + "=" + limit.limit() + " with " +
                     windowKey(action) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
-                    "exactly; expected a smaller limit, a shorter window, or a limit that divides the window in " +
-                    "nanoseconds");
+                    "exactly; expected limit / gcd(limit, window in ns) at most " +
+                    dev.floodgate.door.TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
             }
         }
 
