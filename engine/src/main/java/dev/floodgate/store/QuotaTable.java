@@ -92,7 +92,7 @@ public final class QuotaTable implements AutoCloseable
             }
             LOG.log(System.Logger.Level.WARNING, "{0} was written under boot {1}, this is boot {2}: its monotonic " +
                 "times mean nothing now, so it is replaced by an empty table", file, old, current);
-            replaceStale(file, old, capacity, shards, groupReadable, nowNanos);
+            replaceStale(file, capacity, shards, groupReadable, nowNanos);
         }
     }
 
@@ -243,30 +243,30 @@ public final class QuotaTable implements AutoCloseable
 
     private static void replaceStale(
         final Path file,
-        final BootId stale,
         final long capacity,
         final int shards,
         final boolean groupReadable,
         final long nowNanos)
     {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            FileLock ignored = channel.lock())
+        try
         {
-            // Under the lock, make sure nobody replaced it while we waited: the path must still be this inode.
-            final Object lockedKey = Files.readAttributes(file, "unix:ino").get("ino");
-            final QuotaTable again = mapExisting(file);
-            final boolean stillStale = again.header.bootId().equals(stale);
-            again.close();
-            if (!stillStale || !lockedKey.equals(Files.readAttributes(file, "unix:ino").get("ino")))
+            final Object before = Files.readAttributes(file, "unix:ino").get("ino");
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                FileLock ignored = channel.lock())
             {
-                return;
+                // Under the lock, the path must still name the inode we locked: otherwise another process
+                // replaced it while we waited, and its fresh table is the one to use.
+                if (!before.equals(Files.readAttributes(file, "unix:ino").get("ino")))
+                {
+                    return;
+                }
+                final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
+                Files.deleteIfExists(fresh);
+                Files.createFile(fresh, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
+                build(fresh, capacity, shards, nowNanos);
+                Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             }
-            final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
-            Files.deleteIfExists(fresh);
-            Files.createFile(fresh, PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
-            build(fresh, capacity, shards, nowNanos);
-            Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
         catch (final IOException ex)
         {
