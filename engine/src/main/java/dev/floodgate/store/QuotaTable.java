@@ -78,6 +78,7 @@ public final class QuotaTable implements AutoCloseable
             {
                 create(file, capacity, shards, groupReadable, nowNanos);
             }
+            final Object inode = inode(file);
             final QuotaTable table = mapExisting(file);
             final BootId current = BootId.current();
             if (table.header.bootId().equals(current))
@@ -92,7 +93,7 @@ public final class QuotaTable implements AutoCloseable
             }
             LOG.log(System.Logger.Level.WARNING, "{0} was written under boot {1}, this is boot {2}: its monotonic " +
                 "times mean nothing now, so it is replaced by an empty table", file, old, current);
-            replaceStale(file, capacity, shards, groupReadable, nowNanos);
+            replaceStale(file, inode, capacity, shards, groupReadable, nowNanos);
         }
     }
 
@@ -241,8 +242,21 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
+    private static Object inode(final Path file)
+    {
+        try
+        {
+            return Files.readAttributes(file, "unix:ino").get("ino");
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            throw new FloodgateFileException(file, "cannot be inspected: " + ex.getMessage(), ex);
+        }
+    }
+
     private static void replaceStale(
         final Path file,
+        final Object staleInode,
         final long capacity,
         final int shards,
         final boolean groupReadable,
@@ -250,13 +264,12 @@ public final class QuotaTable implements AutoCloseable
     {
         try
         {
-            final Object before = Files.readAttributes(file, "unix:ino").get("ino");
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
                 FileLock ignored = channel.lock())
             {
-                // Under the lock, the path must still name the inode we locked: otherwise another process
-                // replaced it while we waited, and its fresh table is the one to use.
-                if (!before.equals(Files.readAttributes(file, "unix:ino").get("ino")))
+                // Under the lock, the path must still name the inode we found stale: otherwise another process
+                // replaced it meanwhile, and its fresh table is the one to use.
+                if (!staleInode.equals(inode(file)))
                 {
                     return;
                 }
