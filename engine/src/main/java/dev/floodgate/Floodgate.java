@@ -277,12 +277,15 @@ public final class Floodgate implements AutoCloseable
         });
         final FileHeader header = table.header();
         final Map<Action, Long> tableFull = new EnumMap<>(Action.class);
+        final Map<Action, Long> degraded = new EnumMap<>(Action.class);
         for (final Action action : Action.values())
         {
             tableFull.put(action, header.counterVolatile(FileHeader.tableFullOffset(action)));
+            degraded.put(action, header.counterVolatile(FileHeader.degradedOffset(action)));
         }
         return new Stats(counts[EntryLayout.KIND_BUCKET], counts[EntryLayout.KIND_WINDOW],
             counts[EntryLayout.KIND_BLOCKED], tombstoned[0], table.capacity(), table.shards(), Map.copyOf(tableFull),
+            Map.copyOf(degraded), table.guard().repairs(),
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.REVIVED_OFFSET), registry.attached(), table.fileSize());
     }
