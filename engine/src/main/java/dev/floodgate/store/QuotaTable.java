@@ -45,7 +45,7 @@ public final class QuotaTable implements AutoCloseable
     private static final int MIN_SEGMENTS = 8;
 
     /** How long a check's cold path waits for the guard before it degrades: well inside a second. */
-    public static final long CHECK_TIMEOUT_NANOS = 300_000_000L;
+    public static final long CHECK_TIMEOUT_NANOS = 200_000_000L;
     /** How long tools, resets and the janitor wait for the guard. */
     public static final long TOOL_TIMEOUT_NANOS = 2_000_000_000L;
 
