@@ -124,6 +124,13 @@ public final class QuotaTable implements AutoCloseable
         }
         try
         {
+            final long mapped = ((VanillaChronicleHash<?, ?, ?, ?>)map).dataStoreSize();
+            final long size = Files.size(file);
+            if (size < mapped)
+            {
+                throw new FloodgateFileException(file, "truncated: " + size + " bytes, the table needs " + mapped,
+                    null);
+            }
             final TableGuard guard = TableGuard.locate((VanillaChronicleHash<?, ?, ?, ?>)map);
             final UnsafeBuffer buffer = headerBuffer(file, map, guard);
             if (buffer == null)
@@ -149,12 +156,12 @@ public final class QuotaTable implements AutoCloseable
             }
             return new QuotaTable(file, map, guard, header);
         }
-        catch (final RuntimeException ex)
+        catch (final IOException | RuntimeException ex)
         {
             map.close();
-            if (ex instanceof FloodgateFileException)
+            if (ex instanceof FloodgateFileException fileException)
             {
-                throw ex;
+                throw fileException;
             }
             throw new FloodgateFileException(file, "cannot be opened: " + ex.getMessage(), ex);
         }
