@@ -31,14 +31,18 @@ public final class Doors
     private final CoarseClock clock;
     private final QuotaCache cache;
     private final int shards;
+    private final Runnable onTableFull;
 
     /**
-     * @param table  the table.
-     * @param config limits for entries this process creates.
-     * @param clock  the window door's clock.
+     * @param table       the table.
+     * @param config      limits for entries this process creates.
+     * @param clock       the window door's clock.
+     * @param onTableFull asked (without waiting) to reclaim idle entries when a check finds the table full.
      */
-    public Doors(final QuotaTable table, final FloodgateConfig config, final CoarseClock clock)
+    public Doors(final QuotaTable table, final FloodgateConfig config, final CoarseClock clock,
+        final Runnable onTableFull)
     {
+        this.onTableFull = onTableFull;
         this.table = table;
         this.config = config;
         this.ticker = config.ticker();
@@ -168,6 +172,7 @@ public final class Doors
         catch (final TableFullException ex)
         {
             table.header().addCounter(FileHeader.tableFullOffset(action), 1);
+            onTableFull.run();
             return null;
         }
         catch (final TableBusyException ex)

@@ -117,8 +117,12 @@ final class FileCheck
                     expected, null);
             }
         }
-        catch (final AccessDeniedException ex)
+        catch (final java.nio.file.FileSystemException ex)
         {
+            if (!(ex instanceof AccessDeniedException) && !String.valueOf(ex.getReason()).contains("not permitted"))
+            {
+                throw new FloodgateFileException(file, "cannot be read: " + ex, ex);
+            }
             throw new FloodgateFileException(file, "permission denied" + (write ? " (write access is needed)" : ""),
                 ex);
         }

@@ -601,6 +601,28 @@ public final class QuotaTable implements AutoCloseable
         return guard;
     }
 
+    /**
+     * @return live and tombstoned entries per segment, for tools and the spread test; takes each segment's lock
+     * in turn, under the guard.
+     */
+    public long[] segmentCounts()
+    {
+        final long[] counts = new long[map.segments()];
+        for (int segment = 0; segment < counts.length; segment++)
+        {
+            enter(TOOL_TIMEOUT_NANOS);
+            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+            {
+                counts[segment] = c.size();
+            }
+            finally
+            {
+                guard.release();
+            }
+        }
+        return counts;
+    }
+
     /** @return the file's size in bytes. */
     public long fileSize()
     {
