@@ -69,6 +69,8 @@ public final class Floodgate implements AutoCloseable
     private final Doors doors;
     private final Janitor janitor;
     private final ScheduledExecutorService janitorThread;
+    private final java.util.concurrent.atomic.AtomicBoolean emergencyPending =
+        new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closed;
 
     private Floodgate(final FloodgateConfig config, final QuotaTable table)
@@ -84,7 +86,7 @@ public final class Floodgate implements AutoCloseable
         this.registry = new ProcessRegistry(table.header());
         this.registrySlot = registry.register(ThreadLocalRandom.current().nextLong(), ticker.nanos());
         this.clock = new CoarseClock(ticker, this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");
-        this.doors = new Doors(table, config, clock);
+        this.doors = new Doors(table, config, clock, this::requestEmergencyCleanup);
         this.janitor = new Janitor(table, registry, ticker, config.reclaimGraceMs() * 1_000_000L, registrySlot);
         this.janitorThread = Executors.newSingleThreadScheduledExecutor(r ->
         {
@@ -108,7 +110,7 @@ public final class Floodgate implements AutoCloseable
     {
         Objects.requireNonNull(config, "config");
         final QuotaTable table = QuotaTable.open(config.file(), config.capacity(),
-            Runtime.getRuntime().availableProcessors(), false, config.ticker().nanos());
+            Runtime.getRuntime().availableProcessors(), config.groupReadable(), config.ticker().nanos());
         try
         {
             return new Floodgate(config, table);
@@ -277,12 +279,15 @@ public final class Floodgate implements AutoCloseable
         });
         final FileHeader header = table.header();
         final Map<Action, Long> tableFull = new EnumMap<>(Action.class);
+        final Map<Action, Long> degraded = new EnumMap<>(Action.class);
         for (final Action action : Action.values())
         {
             tableFull.put(action, header.counterVolatile(FileHeader.tableFullOffset(action)));
+            degraded.put(action, header.counterVolatile(FileHeader.degradedOffset(action)));
         }
         return new Stats(counts[EntryLayout.KIND_BUCKET], counts[EntryLayout.KIND_WINDOW],
             counts[EntryLayout.KIND_BLOCKED], tombstoned[0], table.capacity(), table.shards(), Map.copyOf(tableFull),
+            Map.copyOf(degraded), table.guard().repairs(),
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.REVIVED_OFFSET), registry.attached(), table.fileSize());
     }
@@ -365,6 +370,26 @@ public final class Floodgate implements AutoCloseable
         catch (final RuntimeException ex)
         {
             LOG.log(System.Logger.Level.ERROR, "heartbeat failed", ex);
+        }
+    }
+
+    /** A check found the table full: run a janitor pass now, on the janitor thread, unless one is pending. */
+    private void requestEmergencyCleanup()
+    {
+        if (emergencyPending.compareAndSet(false, true))
+        {
+            try
+            {
+                janitorThread.execute(() ->
+                {
+                    emergencyPending.set(false);
+                    scheduledCleanup();
+                });
+            }
+            catch (final java.util.concurrent.RejectedExecutionException closing)
+            {
+                emergencyPending.set(false);
+            }
         }
     }
 
