@@ -1,6 +1,7 @@
 package dev.floodgate.tools;
 
 import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.store.TableBusyException;
 import dev.floodgate.tools.command.BenchCommand;
 import dev.floodgate.tools.command.DemoCommand;
 import dev.floodgate.tools.command.DumpCommand;
@@ -9,6 +10,7 @@ import dev.floodgate.tools.command.StatsCommand;
 import dev.floodgate.tools.command.TopCommand;
 import dev.floodgate.tools.command.WatchCommand;
 import dev.floodgate.tools.load.WorkerCommand;
+import dev.floodgate.tools.table.TableFiles;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,7 +27,7 @@ import java.io.PrintWriter;
     subcommands = {DumpCommand.class, StatsCommand.class, TopCommand.class, ResetCommand.class,
         WatchCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:success", "1:refused operation (or a demo/bench result that misses its quota)",
+    exitCodeList = {"0:success", "1:refused operation: not writable, table busy, or a demo/bench total that misses its quota",
         "2:usage error", "3:missing, unreadable or foreign file"})
 public final class FloodgateCli implements Runnable
 {
@@ -101,8 +103,15 @@ public final class FloodgateCli implements Runnable
             }
             else if (ex instanceof FloodgateFileException file)
             {
-                err.println(name + ": " + file.getMessage());
-                code = ExitCode.FILE;
+                final CliException problem = TableFiles.fileProblem(file);
+                err.println(name + ": " + problem.getMessage());
+                code = problem.exitCode();
+            }
+            else if (ex instanceof TableBusyException busy)
+            {
+                // a live process held the table guard past the tool's timeout (e.g. it is stopped): say so, retryable
+                err.println(name + ": table busy, try again: " + busy.getMessage());
+                code = ExitCode.REFUSED;
             }
             else if (ex instanceof CommandLine.ParameterException usage)
             {

@@ -119,6 +119,7 @@ class ReadCommandsTest
         assertTrue(text.out().contains("format       version 1"), text.out());
         assertTrue(text.out().contains("occupancy    0.70% (7 of 1,000 entries"), text.out());
         assertTrue(text.out().contains("processes    0 attached"), text.out());
+        assertTrue(text.out().contains("guard        free, 0 repairs"), text.out());
         final JsonNode stats = JSON.readTree(Cli.run("stats", "--file", table, "--json").out());
         assertEquals(1, stats.get("formatVersion").asInt());
         assertEquals(1000, stats.get("capacity").asLong());
@@ -128,6 +129,10 @@ class ReadCommandsTest
         assertEquals(2, stats.get("actions").get("auth").get("blocked").asLong());
         assertEquals(1, stats.get("actions").get("publish").get("windows").asLong());
         assertEquals(0, stats.get("tableFullEvents").asLong());
+        assertEquals(0, stats.get("degradedChecks").asLong());
+        assertEquals(0, stats.get("actions").get("auth").get("degraded").asLong());
+        assertEquals(0, stats.get("guard").get("owner").asLong(), "nobody holds the guard at rest");
+        assertTrue(stats.get("guard").has("repairs") && stats.get("guard").has("timeouts"));
         assertTrue(stats.get("shards").asInt() >= 1);
         assertTrue(stats.get("bootId").asText().matches("[0-9a-f-]{36}"));
         assertTrue(stats.get("processes").isArray());

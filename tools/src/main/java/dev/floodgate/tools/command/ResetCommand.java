@@ -5,7 +5,6 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.store.FloodgateFileException;
 import dev.floodgate.tools.ActionConverter;
-import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
 import dev.floodgate.tools.format.Escape;
@@ -59,7 +58,7 @@ public final class ResetCommand implements Callable<Integer>
         }
         catch (final FloodgateFileException ex)
         {
-            throw new CliException(ExitCode.FILE, ex.getMessage());
+            throw TableFiles.fileProblem(ex);
         }
         final String who = Escape.label(identifier) + " " + ActionConverter.name(action);
         spec.commandLine().getOut().println(removed.isEmpty() ? "reset " + who + ": nothing to clear (no state)" :

@@ -23,8 +23,8 @@ import java.util.concurrent.Callable;
 
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
-    description = "Prints the table's header, entry counts by kind and action, table-full events, janitor " +
-        "runs and reaps, and the attached processes.")
+    description = "Prints the table's header, entry counts by kind and action, table-full and degraded " +
+        "checks, the table guard, janitor runs and reaps, and the attached processes.")
 public final class StatsCommand implements Callable<Integer>
 {
     @Spec
@@ -72,15 +72,21 @@ public final class StatsCommand implements Callable<Integer>
         out.printf("janitor      %,d runs, %,d reaped, %,d tombstoned, %,d revived%n", report.janitorRuns(),
             report.reaped(), report.tombstonedTotal(), report.revived());
         out.printf("table full   %,d events%n", report.tableFullTotal());
+        out.printf("degraded     %,d checks (table guard busy)%n", report.degradedTotal());
+        final TableReport.Guard guard = report.guard();
+        out.printf("guard        %s, %,d repairs (last dead owner %s), %,d timeouts%n",
+            guard.owner() == 0 ? "free" : "held by pid " + guard.owner(), guard.repairs(),
+            guard.lastDeadOwner() == 0 ? "none" : "pid " + guard.lastDeadOwner(), guard.timeouts());
         out.println();
-        final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "TABLE-FULL"},
-            new boolean[] {false, true, true, true, true});
+        final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "TABLE-FULL",
+            "DEGRADED"}, new boolean[] {false, true, true, true, true, true});
         for (final Action action : Action.values())
         {
             counts.row(ActionConverter.name(action), String.format("%,d", report.count(EntryKind.BUCKET, action)),
                 String.format("%,d", report.count(EntryKind.WINDOW, action)),
                 String.format("%,d", report.count(EntryKind.BLOCKED, action)),
-                String.format("%,d", report.tableFull()[action.ordinal()]));
+                String.format("%,d", report.tableFull()[action.ordinal()]),
+                String.format("%,d", report.degraded()[action.ordinal()]));
         }
         counts.print(out);
         out.println();
@@ -117,10 +123,17 @@ public final class StatsCommand implements Callable<Integer>
             .field("tombstonedEntries", report.tombstonedEntries())
             .field("occupancyPercent", report.occupancyPercent())
             .field("tableFullEvents", report.tableFullTotal())
+            .field("degradedChecks", report.degradedTotal())
             .field("janitorRuns", report.janitorRuns())
             .field("reaped", report.reaped())
             .field("tombstoned", report.tombstonedTotal())
             .field("revived", report.revived());
+        json.name("guard").beginObject()
+            .field("owner", report.guard().owner())
+            .field("repairs", report.guard().repairs())
+            .field("timeouts", report.guard().timeouts())
+            .field("lastDeadOwner", report.guard().lastDeadOwner())
+            .endObject();
         json.name("actions").beginObject();
         for (final Action action : Action.values())
         {
@@ -129,6 +142,7 @@ public final class StatsCommand implements Callable<Integer>
                 .field("windows", report.count(EntryKind.WINDOW, action))
                 .field("blocked", report.count(EntryKind.BLOCKED, action))
                 .field("tableFull", report.tableFull()[action.ordinal()])
+                .field("degraded", report.degraded()[action.ordinal()])
                 .endObject();
         }
         json.endObject().name("processes").beginArray();

@@ -4,6 +4,7 @@ import dev.floodgate.store.FloodgateFileException;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.table.TableFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -68,7 +69,7 @@ public final class ScratchTable implements AutoCloseable
         catch (final FloodgateFileException ex)
         {
             new ScratchTable(dir, table, ownsDir, shards).close(); // nothing of ours stays behind
-            throw new CliException(ExitCode.FILE, ex.getMessage());
+            throw TableFiles.fileProblem(ex);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.floodgate.tools.table;
 
 import dev.floodgate.store.FloodgateFileException;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.TableBusyException;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 
@@ -36,7 +37,7 @@ public final class TableFiles
         }
         catch (final FloodgateFileException ex)
         {
-            throw new CliException(ExitCode.FILE, oneLine(ex.getMessage()));
+            throw fileProblem(ex);
         }
         catch (final IllegalStateException ex)
         {
@@ -79,6 +80,21 @@ public final class TableFiles
             throw new CliException(ExitCode.REFUSED, file + ": not writable by this user, so nothing was reset " +
                 "(run as the brokers' user)");
         }
+    }
+
+    /**
+     * @param ex why the engine could not open a table.
+     * @return exit code 3 naming the file's problem, or exit code 1 when the file is fine but a live process
+     * held the table guard past the timeout (the engine reports that from {@code open} as a file exception
+     * caused by a {@link TableBusyException}).
+     */
+    public static CliException fileProblem(final FloodgateFileException ex)
+    {
+        if (ex.getCause() instanceof TableBusyException busy)
+        {
+            return new CliException(ExitCode.REFUSED, "table busy, try again: " + oneLine(busy.getMessage()));
+        }
+        return new CliException(ExitCode.FILE, oneLine(ex.getMessage()));
     }
 
     private static String oneLine(final String message)

@@ -3,6 +3,7 @@ package dev.floodgate.tools.table;
 import dev.floodgate.Action;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.TableGuard;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.util.ArrayList;
@@ -27,6 +28,8 @@ import java.util.Optional;
  * @param fileBytes       the file's size.
  * @param entries         every entry copied, tombstoned included.
  * @param tableFull       per action ordinal, checks that found the table full.
+ * @param degraded        per action ordinal, checks that could not take the table guard in time.
+ * @param guard           the table guard's record: who holds it, repairs and timeouts.
  * @param janitorRuns     janitor passes by every process.
  * @param reaped          entries the janitor removed.
  * @param tombstonedTotal entries the janitor or a reset tombstoned, ever.
@@ -44,6 +47,8 @@ public record TableReport(
     long fileBytes,
     List<EntrySnapshot> entries,
     long[] tableFull,
+    long[] degraded,
+    Guard guard,
     long janitorRuns,
     long reaped,
     long tombstonedTotal,
@@ -51,6 +56,18 @@ public record TableReport(
     List<AttachedProcess> processes,
     long nowNanos)
 {
+    /**
+     * The table guard, the owner-named inter-process mutex around every Chronicle Map lock.
+     *
+     * @param owner         pid holding it now, 0 when free.
+     * @param repairs       dead owners taken over (locks reset online).
+     * @param timeouts      acquisitions given up because a live owner held it too long.
+     * @param lastDeadOwner pid of the last dead owner taken over, 0 if none.
+     */
+    public record Guard(long owner, long repairs, long timeouts, long lastDeadOwner)
+    {
+    }
+
     /**
      * One process slot in use.
      *
@@ -73,12 +90,17 @@ public record TableReport(
         final FileHeader header = table.header();
         final long now = System.nanoTime();
         final long[] tableFull = new long[Action.values().length];
+        final long[] degraded = new long[Action.values().length];
         for (final Action action : Action.values())
         {
             tableFull[action.ordinal()] = header.counterVolatile(FileHeader.tableFullOffset(action));
+            degraded[action.ordinal()] = header.counterVolatile(FileHeader.degradedOffset(action));
         }
+        final TableGuard tableGuard = table.guard();
+        final Guard guard = new Guard(tableGuard.ownerVolatile(), tableGuard.repairs(), tableGuard.timeouts(),
+            tableGuard.lastDeadOwner());
         return new TableReport(table.file().toString(), header.version(), table.shards(), table.capacity(),
-            header.createdWallMs(), header.bootId().toString(), table.fileSize(), entries, tableFull,
+            header.createdWallMs(), header.bootId().toString(), table.fileSize(), entries, tableFull, degraded, guard,
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
             processes(header.buffer(), now), now);
@@ -133,8 +155,19 @@ public record TableReport(
     /** @return table-full events over every action. */
     public long tableFullTotal()
     {
+        return sum(tableFull);
+    }
+
+    /** @return degraded checks over every action. */
+    public long degradedTotal()
+    {
+        return sum(degraded);
+    }
+
+    private static long sum(final long[] counts)
+    {
         long total = 0;
-        for (final long n : tableFull)
+        for (final long n : counts)
         {
             total += n;
         }
