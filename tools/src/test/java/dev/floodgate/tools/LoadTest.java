@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,52 +46,71 @@ class LoadTest
     void dumpUnderLoadCausesNoErrorsAndNoLostCounts() throws Exception
     {
         final Path file = dir.resolve("load.map");
-        final long durationNs = TimeUnit.SECONDS.toNanos(3);
+        final long durationNs = TimeUnit.SECONDS.toNanos(5);
         final WindowAlignment alignment = new WindowAlignment(WINDOW_MS, durationNs);
         try (ScratchTable scratch = ScratchTable.create(file, 10_000, "floodgate-loadtest-"))
         {
             final List<String> args = List.of("--file", file.toString(), "--capacity", "10000",
-                "--lane", new Lane(Lane.Door.WINDOW, Action.PUBLISH, 2, 0, "alice", 1).format(),
-                "--lane", new Lane(Lane.Door.BUCKET, Action.AUTH, 1, 0, "10.1.1.", 3).format(),
+                "--lane", new Lane(Lane.Door.WINDOW, Action.PUBLISH, 1, 0, "alice", 1).format(),
+                "--lane", new Lane(Lane.Door.BUCKET, Action.AUTH, 1, 100, "10.1.1.", 3).format(),
                 "--limit", "publish=" + PUBLISH_LIMIT + "/" + WINDOW_MS, "--limit", "auth=" + AUTH_LIMIT + "/" + WINDOW_MS);
             final StringWriter progress = new StringWriter();
             final long[] window = new long[2];
+            final CountDownLatch released = new CountDownLatch(1);
             final CompletableFuture<List<WorkerProcess>> run = CompletableFuture.supplyAsync(() -> LoadRun.run(2,
                 List.of("-Xmx128m", "-XX:+UseSerialGC"), args, scratch.dir(), durationNs, earliest ->
                 {
                     window[0] = alignment.applyAsLong(earliest);
                     window[1] = window[0] + durationNs;
                     return window[0];
-                }, new PrintWriter(progress)));
+                }, new PrintWriter(progress), released::countDown));
+            assertEquals(0, Cli.run("dump", "--file", file.toString()).code()); // warm this JVM's reader
+            // Start reading when the load starts: the workers' start-up is not what this test is about, and on a
+            // busy 2-core host a reader spinning meanwhile only slows their JVMs down.
+            while (!released.await(100, TimeUnit.MILLISECONDS))
+            {
+                if (run.isDone())
+                {
+                    run.get(); // a worker failed to start: report why
+                }
+            }
             int dumps = 0;
-            int sawPartial = 0;
+            int duringLoad = 0;
+            final StringBuilder millis = new StringBuilder();
             while (!run.isDone())
             {
+                final long began = System.nanoTime();
                 final Cli.Result dump = Cli.run("dump", "--file", file.toString(), "--json");
                 assertEquals(0, dump.code(), dump::toString);
                 assertEquals("", dump.err());
-                for (final JsonNode entry : JSON.readTree(dump.out()))
-                {
-                    final long used = entry.path("used").asLong(-1);
-                    if (used > 0 && used < PUBLISH_LIMIT)
-                    {
-                        sawPartial++; // this copy was taken while the writers were admitting
-                    }
-                }
+                assertTrue(JSON.readTree(dump.out()).isArray());
                 final Cli.Result stats = Cli.run("stats", "--file", file.toString());
                 assertEquals(0, stats.code(), stats::toString);
                 dumps++;
+                millis.append(' ').append((System.nanoTime() - began) / 1_000_000);
+                if (began - window[0] >= 0 && System.nanoTime() - window[1] < 0)
+                {
+                    duringLoad++; // both reads ran entirely while every worker was checking
+                }
+                // 50 reads a second, far beyond any operator's watch: back to back, on an overloaded 2-core host,
+                // a reader descheduled while it holds the engine's global table guard has stalled a cold check
+                // past its 200 ms timeout (see NOTES-cli.md). This pacing is load shaping, not synchronisation.
+                TimeUnit.MILLISECONDS.sleep(20);
             }
             final List<WorkerProcess> workers = run.get(150, TimeUnit.SECONDS);
-            assertTrue(dumps > 0 && sawPartial > 0, "dumps " + dumps + ", during the run " + sawPartial);
+            assertTrue(duringLoad > 0, "dumps " + dumps + ", of which during the load " + duringLoad +
+                "; ms per dump and stats:" + millis);
+            final JsonNode stats = JSON.readTree(Cli.run("stats", "--file", file.toString(), "--json").out());
+            assertEquals(0, stats.get("degradedChecks").asLong(), "a check had to degrade: a reader kept the " +
+                "table guard beyond the checks' timeout");
             final List<EntrySnapshot> entries;
             try (QuotaTable table = QuotaTable.open(file, 1, 1, false, System.nanoTime()))
             {
                 entries = TableSnapshot.entries(table);
             }
             final var totals = Exactness.merge(workers);
-            final Exactness.Verdict publish = Exactness.check(Action.PUBLISH, PUBLISH_LIMIT, totals, entries);
-            final Exactness.Verdict auth = Exactness.check(Action.AUTH, AUTH_LIMIT, totals, entries);
+            final Exactness.Verdict publish = Exactness.check(Action.PUBLISH, PUBLISH_LIMIT, totals, entries, 0);
+            final Exactness.Verdict auth = Exactness.check(Action.AUTH, AUTH_LIMIT, totals, entries, 0);
             assertEquals(alignment.windowNumber(window[0]), alignment.windowNumber(window[1]));
             assertTrue(publish.exact(), publish::toString);
             assertTrue(auth.exact(), auth::toString);
@@ -99,6 +119,7 @@ class LoadTest
             assertEquals(publish.refused(), publish.blocked());
             assertEquals(auth.refused(), auth.blocked());
             assertTrue(progress.toString().contains("running"), progress.toString());
+            assertEquals(0, stats.get("tableFullEvents").asLong());
         }
         assertFalse(Files.exists(file), "the scratch table is removed");
     }

@@ -3,6 +3,7 @@ package dev.floodgate.tools.command;
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.door.TokenBucket;
+import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.format.Durations;
@@ -125,9 +126,14 @@ public final class BenchCommand implements Callable<Integer>
                     return startEnd[0];
                 }, out);
             final List<EntrySnapshot> entries;
+            final long[] degraded = new long[Action.values().length];
             try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
             {
                 entries = TableSnapshot.entries(table);
+                for (final Action each : Action.values())
+                {
+                    degraded[each.ordinal()] = table.header().counterVolatile(FileHeader.degradedOffset(each));
+                }
             }
             out.println();
             final Histogram latency = printThroughput(out, workers);
@@ -136,7 +142,8 @@ public final class BenchCommand implements Callable<Integer>
                 "max %,d%n", latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
                 latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9),
                 latency.getValueAtPercentile(99.99), latency.getMaxValue());
-            final Exactness.Verdict verdict = Exactness.check(action, perKey, Exactness.merge(workers), entries);
+            final Exactness.Verdict verdict = Exactness.check(action, perKey, Exactness.merge(workers), entries,
+                degraded[action.ordinal()]);
             final boolean oneWindow = alignment == null ||
                 alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]);
             out.printf("admitted %,d of %,d attempts on %,d keys; refusals %,d counted by the JVMs, %,d in the " +

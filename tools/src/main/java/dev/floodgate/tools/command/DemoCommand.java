@@ -1,6 +1,7 @@
 package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
+import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
@@ -111,16 +112,23 @@ public final class DemoCommand implements Callable<Integer>
                 return startEnd[0];
             }, out);
             final List<EntrySnapshot> entries;
+            final long[] degraded = new long[Action.values().length];
             try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
             {
                 entries = TableSnapshot.entries(table);
+                for (final Action each : Action.values())
+                {
+                    degraded[each.ordinal()] = table.header().counterVolatile(FileHeader.degradedOffset(each));
+                }
             }
             final Map<String, Exactness.KeyTotal> totals = Exactness.merge(workers);
             out.println();
             printPerJvm(out, workers);
             out.println();
-            final Exactness.Verdict publishVerdict = Exactness.check(Action.PUBLISH, publishLimit, totals, entries);
-            final Exactness.Verdict authVerdict = Exactness.check(Action.AUTH, authLimit, totals, entries);
+            final Exactness.Verdict publishVerdict = Exactness.check(Action.PUBLISH, publishLimit, totals, entries,
+                degraded[Action.PUBLISH.ordinal()]);
+            final Exactness.Verdict authVerdict = Exactness.check(Action.AUTH, authLimit, totals, entries,
+                degraded[Action.AUTH.ordinal()]);
             final boolean oneWindow = alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]);
             out.printf("publish  %s: %,d admitted of %,d attempts; the quota allows %,d%s%n", PUBLISHER,
                 publishVerdict.admitted(), publishVerdict.attempts(), publishVerdict.expected(),

@@ -16,7 +16,8 @@ import java.util.TreeMap;
  * left. And the table's blocked counter of that key must equal the refusals the workers counted, so no
  * refusal was lost or counted twice between processes.
  *
- * <p>This holds only when no quota refills during the run: the window door's run must stay inside one window
+ * <p>This holds only when no check was degraded (decided without the table because its guard was busy) and
+ * no quota refills during the run: the window door's run must stay inside one window
  * and the bucket's emission interval (window / limit) must exceed the run. Callers arrange both.
  */
 public final class Exactness
@@ -90,10 +91,11 @@ public final class Exactness
      * @param limit   its per-key limit in the run's one window.
      * @param totals  from {@link #merge}.
      * @param entries the table's entries after the run.
+     * @param degraded the table's degraded-check counter of {@code action} after the run.
      * @return the verdict.
      */
     public static Verdict check(final Action action, final long limit, final Map<String, KeyTotal> totals,
-        final List<EntrySnapshot> entries)
+        final List<EntrySnapshot> entries, final long degraded)
     {
         final Map<String, Long> blockedInFile = new TreeMap<>();
         for (final EntrySnapshot entry : entries)
@@ -104,6 +106,13 @@ public final class Exactness
             }
         }
         final List<String> problems = new ArrayList<>();
+        if (degraded > 0)
+        {
+            // A degraded check was decided without the table (security controls refuse, others admit) and its
+            // refusal is not counted: nothing can be exact, and something kept the table guard over 200 ms.
+            problems.add(action.configPrefix() + ": " + degraded + " checks degraded because the table guard was " +
+                "busy beyond the checks' timeout (an overloaded host, or a stopped process)");
+        }
         int keys = 0;
         long attempts = 0;
         long admitted = 0;

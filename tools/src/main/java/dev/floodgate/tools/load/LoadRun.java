@@ -22,7 +22,7 @@ import java.util.function.LongUnaryOperator;
  */
 public final class LoadRun
 {
-    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(120); // Chronicle's code generation on a busy host
     private static final long EXIT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final long RELEASE_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
@@ -52,12 +52,39 @@ public final class LoadRun
         final LongUnaryOperator alignStart,
         final PrintWriter out)
     {
+        return run(processes, jvmArgs, workerArgs, logDir, durationNs, alignStart, out, () -> {});
+    }
+
+    /**
+     * As {@link #run(int, List, List, Path, long, LongUnaryOperator, PrintWriter)}, telling {@code onRelease}
+     * when every worker has been released, so an observer can start exactly when the load does.
+     *
+     * @param processes  worker JVMs.
+     * @param jvmArgs    the workers' JVM options.
+     * @param workerArgs the {@code worker} command's arguments.
+     * @param logDir     where each worker's standard error goes.
+     * @param durationNs how long the workers run.
+     * @param alignStart given the earliest start, returns the start to use.
+     * @param out        where the progress line goes.
+     * @param onRelease  run once every worker has its start time.
+     * @return the finished workers.
+     */
+    public static List<WorkerProcess> run(
+        final int processes,
+        final List<String> jvmArgs,
+        final List<String> workerArgs,
+        final Path logDir,
+        final long durationNs,
+        final LongUnaryOperator alignStart,
+        final PrintWriter out,
+        final Runnable onRelease)
+    {
         final LoadRun run = new LoadRun();
         final Thread reaper = new Thread(run::reapAll, "floodgate-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
         try
         {
-            return run.execute(processes, jvmArgs, workerArgs, logDir, durationNs, alignStart, out);
+            return run.execute(processes, jvmArgs, workerArgs, logDir, durationNs, alignStart, out, onRelease);
         }
         catch (final InterruptedException ex)
         {
@@ -85,7 +112,8 @@ public final class LoadRun
         final Path logDir,
         final long durationNs,
         final LongUnaryOperator alignStart,
-        final PrintWriter out) throws InterruptedException
+        final PrintWriter out,
+        final Runnable onRelease) throws InterruptedException
     {
         final List<String> args = new ArrayList<>();
         args.add("worker");
@@ -124,6 +152,7 @@ public final class LoadRun
                 throw new CliException(ExitCode.REFUSED, "cannot release worker: " + worker.failure());
             }
         }
+        onRelease.run();
         progress(out, start, end);
         final long exitDeadline = end + EXIT_GRACE_NANOS;
         for (final WorkerProcess worker : workers)
