@@ -1,6 +1,8 @@
 package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
+import dev.floodgate.FloodgateConfig;
+import dev.floodgate.door.TokenBucket;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.tools.ExitCode;
@@ -80,10 +82,17 @@ public final class DemoCommand implements Callable<Integer>
     public Integer call()
     {
         if (processes < 1 || processes > 16 || threads < 1 || threads > 64 || seconds < 1 || seconds > 600 ||
-            ips < 1 || ips > 1000 || publishLimit < 1 || authLimit < 1)
+            ips < 1 || ips > 1000 || publishLimit < 1 || publishLimit > FloodgateConfig.MAX_LIMIT ||
+            authLimit < 1 || authLimit > FloodgateConfig.MAX_LIMIT || !TokenBucket.fits(authLimit, WINDOW_MS))
         {
             throw new ParameterException(spec.commandLine(), "expected 1-16 processes, 1-64 threads, 1-600 " +
-                "seconds, 1-1000 ips and positive limits");
+                "seconds, 1-1000 ips and limits from 1 to " + FloodgateConfig.MAX_LIMIT);
+        }
+        if (WINDOW_MS / 1000 / authLimit <= seconds + 60L)
+        {
+            // the exact expectation needs no token back during the run: one per WINDOW_MS / authLimit
+            throw new ParameterException(spec.commandLine(), "--auth-limit " + authLimit + ": a login token would " +
+                "come back during the run; expected at most " + WINDOW_MS / 1000 / (seconds + 61L));
         }
         final PrintWriter out = spec.commandLine().getOut();
         final long durationNs = TimeUnit.SECONDS.toNanos(seconds);
