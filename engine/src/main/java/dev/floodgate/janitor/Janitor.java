@@ -168,7 +168,7 @@ public final class Janitor
                 for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
                 {
                     final long word = value.getLongVolatile(EntryLayout.shardOffset(shard));
-                    if (word != 0 && ShardedWindow.age(current, word) <= 0)
+                    if (!ShardedWindow.isOver(word, current))
                     {
                         return false;
                     }
