@@ -4,13 +4,11 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A seeded random mix of both doors over a few keys, with resets of the last key and janitor passes, from
@@ -44,10 +42,7 @@ public final class RandomMix
         {
             System.out.println("READY " + ProcessHandle.current().pid());
             System.out.flush();
-            while (!Files.exists(go))
-            {
-                LockSupport.parkNanos(1_000_000L); // polling the go file is the release signal itself
-            }
+            GoFile.await(go);
             final List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++)
             {
