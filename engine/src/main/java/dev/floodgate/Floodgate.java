@@ -258,7 +258,7 @@ public final class Floodgate implements AutoCloseable
             throw new IllegalArgumentException("n=" + n + ": expected 0 or more");
         }
         final List<BlockedEntry> all = new ArrayList<>();
-        table.forEachEntry((key, value) ->
+        table.forEachEntryInPlace((key, value) ->
         {
             if (EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
                 value.getByte(EntryLayout.ACTION_OFFSET) == action.ordinal() &&
@@ -276,7 +276,7 @@ public final class Floodgate implements AutoCloseable
     {
         final long[] counts = new long[4];
         final long[] tombstoned = {0};
-        table.forEachEntry((key, value) ->
+        table.forEachEntryInPlace((key, value) ->
         {
             if (value.getLong(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
             {
