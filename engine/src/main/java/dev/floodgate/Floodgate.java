@@ -51,6 +51,8 @@ public final class Floodgate implements AutoCloseable
 
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
     private static final long HEARTBEAT_NANOS = 100_000_000L;
+    /** How long close waits for checks already past the closed test before it unmaps the file. */
+    public static final long CLOSE_GRACE_MS = 20;
 
     static
     {
@@ -138,6 +140,10 @@ public final class Floodgate implements AutoCloseable
         {
             return ADMITTED;
         }
+        if (closed)
+        {
+            throw closedError();
+        }
         return doors.checkBucket(identifier, action);
     }
 
@@ -156,6 +162,10 @@ public final class Floodgate implements AutoCloseable
         if (!active[action.ordinal()])
         {
             return ADMITTED;
+        }
+        if (closed)
+        {
+            throw closedError();
         }
         return doors.checkWindow(identifier, action);
     }
@@ -248,7 +258,7 @@ public final class Floodgate implements AutoCloseable
             throw new IllegalArgumentException("n=" + n + ": expected 0 or more");
         }
         final List<BlockedEntry> all = new ArrayList<>();
-        table.forEachEntry((key, value) ->
+        table.forEachEntryInPlace((key, value) ->
         {
             if (EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
                 value.getByte(EntryLayout.ACTION_OFFSET) == action.ordinal() &&
@@ -266,7 +276,7 @@ public final class Floodgate implements AutoCloseable
     {
         final long[] counts = new long[4];
         final long[] tombstoned = {0};
-        table.forEachEntry((key, value) ->
+        table.forEachEntryInPlace((key, value) ->
         {
             if (value.getLong(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
             {
@@ -337,7 +347,8 @@ public final class Floodgate implements AutoCloseable
 
     /**
      * Stops the janitor and clock threads, leaves the process registry and unmaps the file. State stays in the
-     * file. Checks must not run concurrently with or after close.
+     * file. Checks after close throw {@link IllegalStateException}; a check still running when close unmaps the
+     * file would touch unmapped memory, so close waits {@link #CLOSE_GRACE_MS} ms after refusing new checks.
      */
     @Override
     public void close()
@@ -347,6 +358,7 @@ public final class Floodgate implements AutoCloseable
             return;
         }
         closed = true;
+        java.util.concurrent.locks.LockSupport.parkNanos(CLOSE_GRACE_MS * 1_000_000L); // let in-flight checks end
         janitorThread.shutdownNow();
         try
         {
@@ -403,6 +415,11 @@ public final class Floodgate implements AutoCloseable
         {
             LOG.log(System.Logger.Level.ERROR, "janitor pass over " + config.file() + " failed", ex);
         }
+    }
+
+    private IllegalStateException closedError()
+    {
+        return new IllegalStateException("Floodgate on " + config.file() + " is closed");
     }
 
     private static void requireIdentifier(final CharSequence identifier)

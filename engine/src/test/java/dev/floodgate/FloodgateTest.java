@@ -318,6 +318,18 @@ class FloodgateTest
         assertEquals(10, admitted(Door.BUCKET, "10.0.0.6", Action.AUTH, 10), "a fresh table");
     }
 
+    @ParameterizedTest
+    @EnumSource(Door.class)
+    void shouldRefuseChecksAfterCloseInsteadOfTouchingUnmappedMemory(final Door door)
+    {
+        gate.close();
+        final IllegalStateException error = assertThrows(IllegalStateException.class,
+            () -> door.check.apply(gate, "late", Action.AUTH));
+        assertTrue(error.getMessage().contains("closed"), error.getMessage());
+        gate.close(); // idempotent
+        gate = Floodgate.open(config().build());
+    }
+
     @Test
     void shouldFixTheShardCountInTheFileForEveryProcess()
     {

@@ -70,7 +70,11 @@ class FreezeTest
             {
                 janitor.cleanup();
             }
-            assertTrue(janitor.stats().reaped() > reapedBefore, "once it is gone, the janitor reaps");
+            final long reapedAfter = janitor.stats().reaped();
+            System.out.printf("FREEZE graceMs=%d frozenForMs=%d passesWhileFrozen=%d reapedWhileFrozen=%d " +
+                "tombstonedWhileFrozen=%d reapedAfterThaw=%d%n", GRACE_MS, 5 * GRACE_MS, passes,
+                frozenStats.reaped() - reapedBefore, frozenStats.tombstoned(), reapedAfter - reapedBefore);
+            assertTrue(reapedAfter > reapedBefore, "once it is gone, the janitor reaps");
         }
     }
 }

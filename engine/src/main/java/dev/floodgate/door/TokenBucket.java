@@ -69,11 +69,12 @@ public final class TokenBucket
 
     /**
      * @param nowNanos monotonic time.
-     * @return the TAT word of a full bucket at that time.
+     * @return the TAT word of a bucket that is full at that time and reads full to any clock up to one window
+     * behind it (another process's, read a moment earlier), so a new or reset bucket never starts in debt.
      */
     public long fullWord(final long nowNanos)
     {
-        return nowNanos * scale;
+        return nowNanos * scale - span;
     }
 
     /**

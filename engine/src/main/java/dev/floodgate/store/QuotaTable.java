@@ -575,6 +575,54 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
+    /** Called with each quota entry in place, under the guard and the segment's update lock. */
+    @FunctionalInterface
+    public interface InPlaceVisitor
+    {
+        /**
+         * Must be quick and must not call back into the table. The buffers are reused for the next entry:
+         * copy what must outlive the call.
+         *
+         * @param key   the entry's 16 key bytes, in the file.
+         * @param value the entry's value, in the file.
+         */
+        void visit(UnsafeBuffer key, UnsafeBuffer value);
+    }
+
+    /**
+     * Visits every quota entry in place, without copying or allocating, one segment at a time under the guard
+     * and the segment's update lock (the janitor's scan: it runs often and must not make garbage).
+     *
+     * @param visitor receives each entry.
+     */
+    public void forEachEntryInPlace(final InPlaceVisitor visitor)
+    {
+        final UnsafeBuffer key = new UnsafeBuffer(0, 0);
+        final UnsafeBuffer value = new UnsafeBuffer(0, 0);
+        for (int segment = 0; segment < map.segments(); segment++)
+        {
+            enter(TOOL_TIMEOUT_NANOS);
+            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+            {
+                c.forEachSegmentEntry(entry ->
+                {
+                    final Data<byte[]> k = entry.key();
+                    key.wrap(k.bytes().addressForRead(k.offset()), KeyHasher.KEY_LENGTH);
+                    if (key.getByte(KeyHasher.KIND_INDEX) != 0)
+                    {
+                        final Data<byte[]> v = entry.value();
+                        value.wrap(v.bytes().addressForRead(v.offset()), (int)v.size());
+                        visitor.visit(key, value);
+                    }
+                });
+            }
+            finally
+            {
+                guard.release();
+            }
+        }
+    }
+
     /**
      * @param key a key.
      * @return true when an entry exists under it and is not tombstoned.

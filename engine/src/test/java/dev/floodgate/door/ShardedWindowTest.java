@@ -83,6 +83,22 @@ class ShardedWindowTest
     }
 
     @Test
+    void shouldTreatAnUnusedWordAsFreshWhateverWindowItAppearsToHold()
+    {
+        // a new or reset shard word is 0, which reads as window 0: for a negative window number whose low 40
+        // bits look older than 0, it must still start afresh rather than be mistaken for a newer window
+        final long negative = -3_600_000_123L;
+        assertTrue(ShardedWindow.age(negative, 0) < 0, "the premise: 0 looks newer");
+        final UnsafeBuffer value = new UnsafeBuffer(new byte[64]);
+        assertEquals(1, ShardedWindow.tryClaim(value, 0, 2, negative));
+        assertEquals(ShardedWindow.word(negative, 1), value.getLong(0));
+        assertEquals(1, ShardedWindow.tryClaim(value, 0, 2, negative));
+        assertEquals(0, ShardedWindow.tryClaim(value, 0, 2, negative));
+        assertEquals(1, ShardedWindow.tryClaim(value, 0, 2, negative + 1), "and the next window starts afresh");
+        assertTrue(ShardedWindow.isOver(0, negative));
+    }
+
+    @Test
     void shouldCompareWindowNumbersAcrossTheFortyBitWrap()
     {
         final long lastBefore = (1L << 40) - 1;

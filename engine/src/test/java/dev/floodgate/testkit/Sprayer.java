@@ -4,9 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * An attacker's JVM: sprays distinct identifiers into both doors while a legitimate hot key (checked once
@@ -45,10 +43,7 @@ public final class Sprayer
             }
             System.out.println("READY " + pid);
             System.out.flush();
-            while (!Files.exists(go))
-            {
-                LockSupport.parkNanos(1_000_000L); // polling the go file is the release signal itself
-            }
+            GoFile.await(go);
             for (int i = 0; i < count; i++)
             {
                 try

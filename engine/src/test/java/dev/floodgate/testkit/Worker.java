@@ -4,7 +4,6 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,10 +50,7 @@ public final class Worker
             gate.checkLimit("warm-up", Action.DASHBOARD_AUTH); // load and link everything before the race
             System.out.println("READY " + ProcessHandle.current().pid());
             System.out.flush();
-            while (!Files.exists(go))
-            {
-                LockSupport.parkNanos(1_000_000L); // polling the go file is the release signal itself
-            }
+            GoFile.await(go);
             final AtomicLong admitted = new AtomicLong();
             final AtomicLong refused = new AtomicLong();
             final AtomicLong errors = new AtomicLong();
