@@ -88,7 +88,6 @@ class MultiProcessTest
             assertEquals(0, Worker.field(result, "errors"), result);
             admitted += Worker.field(result, "admitted");
             refused += Worker.field(result, "refused");
-            assertTrue(Worker.field(result, "admitted") > 0, "every JVM took part: " + results);
         }
         assertEquals(limit, admitted, "exactly the limit in total: " + results);
         assertEquals(3 * 4 * 1000 - limit, refused);

@@ -159,9 +159,9 @@ public final class QuotaTable implements AutoCloseable
         catch (final IOException | RuntimeException ex)
         {
             map.close();
-            if (ex instanceof FloodgateFileException fileException)
+            if (ex instanceof FloodgateFileException || ex instanceof TableBusyException)
             {
-                throw fileException;
+                throw (RuntimeException)ex; // a busy table is not a bad file
             }
             throw new FloodgateFileException(file, "cannot be opened: " + ex.getMessage(), ex);
         }
