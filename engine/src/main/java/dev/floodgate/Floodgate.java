@@ -51,6 +51,8 @@ public final class Floodgate implements AutoCloseable
 
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
     private static final long HEARTBEAT_NANOS = 100_000_000L;
+    /** How long close waits for checks already past the closed test before it unmaps the file. */
+    public static final long CLOSE_GRACE_MS = 20;
 
     static
     {
@@ -69,6 +71,8 @@ public final class Floodgate implements AutoCloseable
     private final Doors doors;
     private final Janitor janitor;
     private final ScheduledExecutorService janitorThread;
+    private final java.util.concurrent.atomic.AtomicBoolean emergencyPending =
+        new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closed;
 
     private Floodgate(final FloodgateConfig config, final QuotaTable table)
@@ -84,7 +88,7 @@ public final class Floodgate implements AutoCloseable
         this.registry = new ProcessRegistry(table.header());
         this.registrySlot = registry.register(ThreadLocalRandom.current().nextLong(), ticker.nanos());
         this.clock = new CoarseClock(ticker, this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");
-        this.doors = new Doors(table, config, clock);
+        this.doors = new Doors(table, config, clock, this::requestEmergencyCleanup);
         this.janitor = new Janitor(table, registry, ticker, config.reclaimGraceMs() * 1_000_000L, registrySlot);
         this.janitorThread = Executors.newSingleThreadScheduledExecutor(r ->
         {
@@ -108,7 +112,7 @@ public final class Floodgate implements AutoCloseable
     {
         Objects.requireNonNull(config, "config");
         final QuotaTable table = QuotaTable.open(config.file(), config.capacity(),
-            Runtime.getRuntime().availableProcessors(), false, config.ticker().nanos());
+            Runtime.getRuntime().availableProcessors(), config.groupReadable(), config.ticker().nanos());
         try
         {
             return new Floodgate(config, table);
@@ -136,6 +140,10 @@ public final class Floodgate implements AutoCloseable
         {
             return ADMITTED;
         }
+        if (closed)
+        {
+            throw closedError();
+        }
         return doors.checkBucket(identifier, action);
     }
 
@@ -154,6 +162,10 @@ public final class Floodgate implements AutoCloseable
         if (!active[action.ordinal()])
         {
             return ADMITTED;
+        }
+        if (closed)
+        {
+            throw closedError();
         }
         return doors.checkWindow(identifier, action);
     }
@@ -246,7 +258,7 @@ public final class Floodgate implements AutoCloseable
             throw new IllegalArgumentException("n=" + n + ": expected 0 or more");
         }
         final List<BlockedEntry> all = new ArrayList<>();
-        table.forEachEntry((key, value) ->
+        table.forEachEntryInPlace((key, value) ->
         {
             if (EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
                 value.getByte(EntryLayout.ACTION_OFFSET) == action.ordinal() &&
@@ -264,7 +276,7 @@ public final class Floodgate implements AutoCloseable
     {
         final long[] counts = new long[4];
         final long[] tombstoned = {0};
-        table.forEachEntry((key, value) ->
+        table.forEachEntryInPlace((key, value) ->
         {
             if (value.getLong(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
             {
@@ -277,12 +289,15 @@ public final class Floodgate implements AutoCloseable
         });
         final FileHeader header = table.header();
         final Map<Action, Long> tableFull = new EnumMap<>(Action.class);
+        final Map<Action, Long> degraded = new EnumMap<>(Action.class);
         for (final Action action : Action.values())
         {
             tableFull.put(action, header.counterVolatile(FileHeader.tableFullOffset(action)));
+            degraded.put(action, header.counterVolatile(FileHeader.degradedOffset(action)));
         }
         return new Stats(counts[EntryLayout.KIND_BUCKET], counts[EntryLayout.KIND_WINDOW],
             counts[EntryLayout.KIND_BLOCKED], tombstoned[0], table.capacity(), table.shards(), Map.copyOf(tableFull),
+            Map.copyOf(degraded), table.guard().repairs(),
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.REVIVED_OFFSET), registry.attached(), table.fileSize());
     }
@@ -332,7 +347,8 @@ public final class Floodgate implements AutoCloseable
 
     /**
      * Stops the janitor and clock threads, leaves the process registry and unmaps the file. State stays in the
-     * file. Checks must not run concurrently with or after close.
+     * file. Checks after close throw {@link IllegalStateException}; a check still running when close unmaps the
+     * file would touch unmapped memory, so close waits {@link #CLOSE_GRACE_MS} ms after refusing new checks.
      */
     @Override
     public void close()
@@ -342,6 +358,7 @@ public final class Floodgate implements AutoCloseable
             return;
         }
         closed = true;
+        java.util.concurrent.locks.LockSupport.parkNanos(CLOSE_GRACE_MS * 1_000_000L); // let in-flight checks end
         janitorThread.shutdownNow();
         try
         {
@@ -368,6 +385,26 @@ public final class Floodgate implements AutoCloseable
         }
     }
 
+    /** A check found the table full: run a janitor pass now, on the janitor thread, unless one is pending. */
+    private void requestEmergencyCleanup()
+    {
+        if (emergencyPending.compareAndSet(false, true))
+        {
+            try
+            {
+                janitorThread.execute(() ->
+                {
+                    emergencyPending.set(false);
+                    scheduledCleanup();
+                });
+            }
+            catch (final java.util.concurrent.RejectedExecutionException closing)
+            {
+                emergencyPending.set(false);
+            }
+        }
+    }
+
     private void scheduledCleanup()
     {
         try
@@ -378,6 +415,11 @@ public final class Floodgate implements AutoCloseable
         {
             LOG.log(System.Logger.Level.ERROR, "janitor pass over " + config.file() + " failed", ex);
         }
+    }
+
+    private IllegalStateException closedError()
+    {
+        return new IllegalStateException("Floodgate on " + config.file() + " is closed");
     }
 
     private static void requireIdentifier(final CharSequence identifier)

@@ -29,6 +29,7 @@ import java.util.Properties;
  * rate_limit_cleanup_interval_ms     300000    janitor pass interval
  * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
  * capacity                           100000    entries the table is sized for
+ * file_group_readable                false     create the file 0640 instead of 0600
  * </pre>
  */
 public final class FloodgateConfig
@@ -52,6 +53,7 @@ public final class FloodgateConfig
     public static final String KEY_CLEANUP_INTERVAL_MS = "rate_limit_cleanup_interval_ms";
     public static final String KEY_FILE = "file";
     public static final String KEY_CAPACITY = "capacity";
+    public static final String KEY_GROUP_READABLE = "file_group_readable";
 
     private final Path file;
     private final boolean enabled;
@@ -60,6 +62,7 @@ public final class FloodgateConfig
     private final long capacity;
     private final Ticker ticker;
     private final long reclaimGraceMs;
+    private final boolean groupReadable;
 
     /**
      * One action's limit.
@@ -85,6 +88,7 @@ public final class FloodgateConfig
         this.capacity = builder.capacity;
         this.ticker = builder.ticker;
         this.reclaimGraceMs = builder.reclaimGraceMs;
+        this.groupReadable = builder.groupReadable;
     }
 
     /**
@@ -156,6 +160,7 @@ public final class FloodgateConfig
                 case KEY_CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value));
                 case KEY_CAPACITY -> builder.capacity(parseLong(key, value));
                 case KEY_FILE -> builder.file(Path.of(value));
+                case KEY_GROUP_READABLE -> builder.groupReadable(parseBoolean(key, value));
                 default ->
                 {
                     final Action action = actionOf(key);
@@ -181,7 +186,7 @@ public final class FloodgateConfig
     public static String[] keys()
     {
         final Action[] actions = Action.values();
-        final String[] keys = new String[4 + 2 * actions.length];
+        final String[] keys = new String[5 + 2 * actions.length];
         int i = 0;
         keys[i++] = KEY_ENABLED;
         for (final Action action : actions)
@@ -191,7 +196,8 @@ public final class FloodgateConfig
         }
         keys[i++] = KEY_CLEANUP_INTERVAL_MS;
         keys[i++] = KEY_FILE;
-        keys[i] = KEY_CAPACITY;
+        keys[i++] = KEY_CAPACITY;
+        keys[i] = KEY_GROUP_READABLE;
         return keys;
     }
 
@@ -224,6 +230,7 @@ public final class FloodgateConfig
         builder.capacity = capacity;
         builder.ticker = ticker;
         builder.reclaimGraceMs = reclaimGraceMs;
+        builder.groupReadable = groupReadable;
         return builder;
     }
 
@@ -270,6 +277,12 @@ public final class FloodgateConfig
     public long reclaimGraceMs()
     {
         return reclaimGraceMs;
+    }
+
+    /** @return true when a new file is created readable by the owner's group (0640), else 0600. */
+    public boolean groupReadable()
+    {
+        return groupReadable;
     }
 
     /** @return the default file: under {@code /dev/shm/floodgate/} where that exists, else under the temp dir. */
@@ -360,6 +373,17 @@ public final class FloodgateConfig
         private long capacity = DEFAULT_CAPACITY;
         private Ticker ticker = Ticker.system();
         private long reclaimGraceMs = DEFAULT_RECLAIM_GRACE_MS;
+        private boolean groupReadable;
+
+        /**
+         * @param groupReadable true to create the file 0640 (an operators' group may run the CLI), else 0600.
+         * @return this.
+         */
+        public Builder groupReadable(final boolean groupReadable)
+        {
+            this.groupReadable = groupReadable;
+            return this;
+        }
 
         private Builder()
         {
@@ -458,8 +482,8 @@ public final class FloodgateConfig
             {
                 throw new IllegalArgumentException(limitKey(action) + "=" + limit.limit() + " with " +
                     windowKey(action) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
-                    "exactly; expected a smaller limit, a shorter window, or a limit that divides the window in " +
-                    "nanoseconds");
+                    "exactly; expected limit / gcd(limit, window in ns) at most " +
+                    dev.floodgate.door.TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
             }
         }
 

@@ -13,6 +13,9 @@ import java.util.Map;
  * @param capacity         entries the file was sized for.
  * @param shards           window shards per entry, fixed in the file.
  * @param tableFull        per action, checks that found the table full (and applied the table-full policy).
+ * @param degraded         per action, checks that could not reach the table in time because a live process held
+ *                         its guard (and applied the same policy: security controls refuse, others admit).
+ * @param guardRepairs     processes that died inside a table operation and whose locks were reset online.
  * @param janitorRuns      janitor passes over this file, by every process.
  * @param reaped           entries removed by the janitor.
  * @param revived          tombstoned entries brought back by a check.
@@ -27,6 +30,8 @@ public record Stats(
     long capacity,
     int shards,
     Map<Action, Long> tableFull,
+    Map<Action, Long> degraded,
+    long guardRepairs,
     long janitorRuns,
     long reaped,
     long revived,
@@ -37,6 +42,12 @@ public record Stats(
     public long tableFullEvents()
     {
         return tableFull.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** @return degraded checks over every action. */
+    public long degradedChecks()
+    {
+        return degraded.values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** @return live entries of every kind. */

@@ -8,6 +8,7 @@ import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
+import dev.floodgate.store.TableBusyException;
 import dev.floodgate.store.TableFullException;
 
 /**
@@ -30,14 +31,18 @@ public final class Doors
     private final CoarseClock clock;
     private final QuotaCache cache;
     private final int shards;
+    private final Runnable onTableFull;
 
     /**
-     * @param table  the table.
-     * @param config limits for entries this process creates.
-     * @param clock  the window door's clock.
+     * @param table       the table.
+     * @param config      limits for entries this process creates.
+     * @param clock       the window door's clock.
+     * @param onTableFull asked (without waiting) to reclaim idle entries when a check finds the table full.
      */
-    public Doors(final QuotaTable table, final FloodgateConfig config, final CoarseClock clock)
+    public Doors(final QuotaTable table, final FloodgateConfig config, final CoarseClock clock,
+        final Runnable onTableFull)
     {
+        this.onTableFull = onTableFull;
         this.table = table;
         this.config = config;
         this.ticker = config.ticker();
@@ -64,7 +69,7 @@ public final class Doors
             slot = resolve(identifier, hash, kindAction, action, index);
             if (slot == null)
             {
-                return tableFull(action);
+                return unavailable(action);
             }
         }
         final long now = ticker.nanos();
@@ -94,7 +99,7 @@ public final class Doors
             slot = resolve(identifier, hash, kindAction, action, index);
             if (slot == null)
             {
-                return tableFull(action);
+                return unavailable(action);
             }
         }
         final long nowNanos = clock.nanos();
@@ -133,17 +138,16 @@ public final class Doors
             slot = resolve(identifier, hash, kindAction, action, index);
             if (slot == null)
             {
-                table.header().addCounter(FileHeader.tableFullOffset(action), 1);
-                return;
+                return; // counted by resolve; the refusal itself stands
             }
         }
         slot.buffer.getAndAddLong(EntryLayout.STATE_OFFSET, 1);
         slot.buffer.putLongRelease(EntryLayout.TOUCHED_OFFSET, now);
     }
 
-    private long tableFull(final Action action)
+    /** The table could not give this check an entry: security controls fail closed, the others open. */
+    private long unavailable(final Action action)
     {
-        table.header().addCounter(FileHeader.tableFullOffset(action), 1);
         return action.isSecurityControl() ? Math.max(1, config.limit(action).windowMs()) : Floodgate.ADMITTED;
     }
 
@@ -167,6 +171,14 @@ public final class Doors
         }
         catch (final TableFullException ex)
         {
+            table.header().addCounter(FileHeader.tableFullOffset(action), 1);
+            onTableFull.run();
+            return null;
+        }
+        catch (final TableBusyException ex)
+        {
+            // a live process kept the table guard too long: degrade this check instead of stalling it
+            table.header().addCounter(FileHeader.degradedOffset(action), 1);
             return null;
         }
         final QuotaSlot slot = new QuotaSlot(id, hash, kindAction, resolved, shards);

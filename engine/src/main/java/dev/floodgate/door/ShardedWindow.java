@@ -18,7 +18,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * </pre>
  *
  * A claim is one compare-and-set that either adds one within the shard's cap for the current window or, when
- * the word holds an older window, starts the shard afresh at 1. Window numbers only move forward in a word,
+ * the word holds an older window or is unused (count 0: as created or reset; claims never leave a word at 0),
+ * starts the shard afresh at 1. Window numbers only move forward in a word,
  * and a word from a newer window (another process's clock read a little later) is claimed in that newer
  * window, so each window's count is exact: a limit of n admits at most n per window, whatever the number
  * of threads and processes. A caller whose shard is exhausted sweeps the others before refusing. Window
@@ -130,6 +131,16 @@ public final class ShardedWindow
     }
 
     /**
+     * @param word         a shard word.
+     * @param windowNumber the current window number.
+     * @return true when the word holds no count of the current or a newer window.
+     */
+    public static boolean isOver(final long word, final long windowNumber)
+    {
+        return used(word) == 0 || age(windowNumber, word) > 0;
+    }
+
+    /**
      * Claims one token from one shard.
      *
      * @param buffer       the entry's value.
@@ -142,8 +153,9 @@ public final class ShardedWindow
     {
         final long word = buffer.getLongVolatile(offset);
         final long next;
-        if (age(windowNumber, word) > 0)
+        if (used(word) == 0 || age(windowNumber, word) > 0)
         {
+            // Unused (as created or reset: no window of its own yet) or from an older window: start afresh.
             next = word(windowNumber, 1);
         }
         else if (used(word) < cap)

@@ -13,15 +13,24 @@ import org.agrona.concurrent.AtomicBuffer;
  * {@code max(tat, t) + T}. One compare-and-set claims each token, so the bucket is exact across every thread of
  * every process mapping the file, and no lock is held at any point.
  *
- * <p>The TAT word wraps modulo 2<sup>64</sup> units and is read relative to now: a debt {@code tat - t} in
- * {@code [0, limit T]} is real; anything else (negative, or beyond one full bucket, as an idle word far in the
- * past reads after wrapping) means a full bucket. {@link #fits} limits {@code limit T} to 2<sup>62</sup>.
+ * <p>The TAT word wraps modulo 2<sup>64</sup> units and is read relative to now, as a debt {@code tat - t}:
+ * <ul>
+ * <li>{@code [0, limit T]}: the real debt;</li>
+ * <li>{@code (limit T, 2 limit T]}: the caller's clock reads a little behind the one that wrote the word (a
+ * negative time delta), treated as no time elapsed: the bucket is empty;</li>
+ * <li>negative, or beyond that: a full bucket (an idle word far in the past reads so after wrapping).</li>
+ * </ul>
+ * {@link #fits} keeps {@code 2 limit T} below 2<sup>63</sup> and {@code scale} at most {@link #MAX_SCALE}, so a
+ * word must sit untouched for over 2<sup>63</sup>/{@code scale} ns (104 days) before it could read as debt
+ * again; the janitor reaps a full bucket long before that whenever any process has the file open.
  * Immutable and thread-safe.
  */
 public final class TokenBucket
 {
     private static final long NANOS_PER_MS = 1_000_000L;
-    private static final long MAX_SPAN = 1L << 62;
+    private static final long MAX_SPAN = 1L << 61;
+    /** Largest {@code limit / gcd(limit, windowNs)}: bounds how long a word may idle before it could wrap. */
+    public static final long MAX_SCALE = 1024;
 
     private final long scale;
     private final long interval;
@@ -55,16 +64,17 @@ public final class TokenBucket
         }
         final long windowNs = windowMs * NANOS_PER_MS;
         final long scale = limit / gcd(limit, windowNs);
-        return Math.multiplyHigh(windowNs, scale) == 0 && windowNs * scale > 0 && windowNs * scale <= MAX_SPAN;
+        return scale <= MAX_SCALE && windowNs * scale <= MAX_SPAN;
     }
 
     /**
      * @param nowNanos monotonic time.
-     * @return the TAT word of a full bucket at that time.
+     * @return the TAT word of a bucket that is full at that time and reads full to any clock up to one window
+     * behind it (another process's, read a moment earlier), so a new or reset bucket never starts in debt.
      */
     public long fullWord(final long nowNanos)
     {
-        return nowNanos * scale;
+        return nowNanos * scale - span;
     }
 
     /**
@@ -132,7 +142,11 @@ public final class TokenBucket
     private long debt(final long tat, final long now)
     {
         final long debt = tat - now;
-        return debt < 0 || debt > span ? 0 : debt;
+        if (debt < 0 || debt > span + span)
+        {
+            return 0;
+        }
+        return Math.min(debt, span);
     }
 
     private long retryAfterMs(final long debt)

@@ -86,23 +86,39 @@ public final class Janitor
 
         final List<byte[]> expired = new ArrayList<>();
         final List<byte[]> idle = new ArrayList<>();
+        final List<byte[]> orphanCandidates = new ArrayList<>();
         final long[] live = {0};
-        table.forEachEntry((key, value) ->
+        table.forEachEntryInPlace((key, value) ->
         {
             live[0]++;
-            if (value.getLong(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
+            if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
             {
                 if (now - value.getLong(EntryLayout.TOMBSTONED_AT_OFFSET) >= graceNanos)
                 {
-                    expired.add(key);
+                    expired.add(copy(key));
                 }
             }
-            else if (isIdle(key, value, now, false))
+            else if (EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
+                value.getByte(EntryLayout.ACTION_OFFSET) == Action.DASHBOARD_API.ordinal())
             {
-                idle.add(key);
+                orphanCandidates.add(copy(key)); // judged below, outside the scan: it needs two lookups
+            }
+            else if (isIdle(value, now))
+            {
+                idle.add(copy(key));
             }
         });
         header.putEntryCountRelease(live[0]);
+        for (final byte[] key : orphanCandidates)
+        {
+            // a DASHBOARD_API blocked count goes with its bucket (and window); a tombstone is never a loss,
+            // since a refusal after it revives the counter
+            if (!table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_BUCKET)) &&
+                !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_WINDOW)))
+            {
+                idle.add(key);
+            }
+        }
 
         int reaped = 0;
         int revived = 0;
@@ -137,8 +153,10 @@ public final class Janitor
             table.withWriteLock(key, value ->
             {
                 final long t = ticker.nanos();
+                final boolean orphanedBlocked = EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
+                    value.getByte(EntryLayout.ACTION_OFFSET) == Action.DASHBOARD_API.ordinal();
                 if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE &&
-                    isIdle(key, value, t, true))
+                    (orphanedBlocked || isIdle(value, t)))
                 {
                     EntryLayout.tombstone(value, t);
                     done[0] = true;
@@ -153,7 +171,7 @@ public final class Janitor
         return new PassResult(reaped, tombstoned, revived, frozenPid);
     }
 
-    private boolean isIdle(final byte[] key, final UnsafeBuffer value, final long now, final boolean locked)
+    private static boolean isIdle(final UnsafeBuffer value, final long now)
     {
         final long limit = value.getLong(EntryLayout.LIMIT_OFFSET);
         final long windowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
@@ -167,8 +185,7 @@ public final class Janitor
                 final long current = Math.floorDiv(Math.floorDiv(now, 1_000_000L), Math.max(1, windowMs));
                 for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
                 {
-                    final long word = value.getLongVolatile(EntryLayout.shardOffset(shard));
-                    if (word != 0 && ShardedWindow.age(current, word) <= 0)
+                    if (!ShardedWindow.isOver(value.getLongVolatile(EntryLayout.shardOffset(shard)), current))
                     {
                         return false;
                     }
@@ -176,16 +193,16 @@ public final class Janitor
                 return true;
             }
             case EntryLayout.KIND_BLOCKED:
-                if (EntryLayout.action(value) == Action.DASHBOARD_API)
-                {
-                    // Reaped with its bucket. The lookups run only outside the write lock (no nested locks); a
-                    // tombstone is never a loss, since a refusal after it revives the counter.
-                    return locked || !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_BUCKET)) &&
-                        !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_WINDOW));
-                }
                 return now - value.getLongVolatile(EntryLayout.TOUCHED_OFFSET) >= BLOCKED_IDLE_NANOS;
             default:
                 return false;
         }
+    }
+
+    private static byte[] copy(final UnsafeBuffer key)
+    {
+        final byte[] bytes = new byte[KeyHasher.KEY_LENGTH];
+        key.getBytes(0, bytes);
+        return bytes;
     }
 }

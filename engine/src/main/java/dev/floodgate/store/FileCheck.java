@@ -11,6 +11,8 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Checks an existing file before Chronicle Map maps it, so that a foreign, truncated or damaged file is
@@ -28,6 +30,30 @@ final class FileCheck
 
     private FileCheck()
     {
+    }
+
+    /**
+     * Chronicle Map 2026.1's layout: the header, its global state padded to a page boundary, then one header
+     * and one tier per segment ({@code VanillaChronicleHash.computeSizeInBytesWithoutTiers}).
+     */
+    private static long expectedMinimumSize(final Path file, final int textLength, final String text)
+    {
+        final long headerSize = (TEXT_OFFSET + textLength + 63) & ~63L;
+        final long segmentHeadersOffset = (headerSize + 1024 + 4095) & ~4095L;
+        final long segments = field(file, text, "actualSegments");
+        final long segmentHeaderSize = field(file, text, "segmentHeaderSize");
+        final long tierSize = field(file, text, "tierSize");
+        return segmentHeadersOffset + segments * (segmentHeaderSize + tierSize);
+    }
+
+    private static long field(final Path file, final String text, final String name)
+    {
+        final Matcher matcher = Pattern.compile("\\b" + name + ": (\\d+)").matcher(text);
+        if (!matcher.find())
+        {
+            throw new FloodgateFileException(file, "header lacks " + name + ": damaged or another format", null);
+        }
+        return Long.parseLong(matcher.group(1));
     }
 
     /**
@@ -83,9 +109,20 @@ final class FileCheck
             {
                 throw new FloodgateFileException(file, "a table of another format, not a Floodgate table", null);
             }
+            // A mapped page past the end of the file raises SIGBUS on first touch: refuse a short file first.
+            final long expected = expectedMinimumSize(file, textLength, text);
+            if (size < expected)
+            {
+                throw new FloodgateFileException(file, "truncated: " + size + " bytes, its header describes at least " +
+                    expected, null);
+            }
         }
-        catch (final AccessDeniedException ex)
+        catch (final java.nio.file.FileSystemException ex)
         {
+            if (!(ex instanceof AccessDeniedException) && !String.valueOf(ex.getReason()).contains("not permitted"))
+            {
+                throw new FloodgateFileException(file, "cannot be read: " + ex, ex);
+            }
             throw new FloodgateFileException(file, "permission denied" + (write ? " (write access is needed)" : ""),
                 ex);
         }

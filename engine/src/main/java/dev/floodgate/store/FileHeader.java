@@ -30,6 +30,8 @@ import org.agrona.concurrent.AtomicBuffer;
  *  +---------------------------------------------------------------+
  *  |  Table-full events, one 64-bit counter per action             | 256  line 4
  *  +---------------------------------------------------------------+
+ *  |  Degraded checks (table guard busy), one counter per action   | 320  line 5
+ *  +---------------------------------------------------------------+
  *  |  Process slot 0 (64 bytes): pid | start ms | heartbeat ns |   | 512  lines 8..
  *  |    attached ns | nonce                                        |
  *  |  ... {@link #MAX_PROCESSES} slots                             |
@@ -61,6 +63,7 @@ public final class FileHeader
     public static final int REVIVED_OFFSET = 216;
     public static final int ENTRY_COUNT_OFFSET = 224;
     public static final int TABLE_FULL_OFFSET = 256;
+    public static final int DEGRADED_OFFSET = 320;
     public static final int PROCESSES_OFFSET = 512;
     public static final int PROCESS_STRIDE = 64;
     public static final int PROCESS_PID = 0;
@@ -160,6 +163,12 @@ public final class FileHeader
     public static int tableFullOffset(final Action action)
     {
         return TABLE_FULL_OFFSET + 8 * action.ordinal();
+    }
+
+    /** @param action an action. @return the offset of its degraded-check counter. */
+    public static int degradedOffset(final Action action)
+    {
+        return DEGRADED_OFFSET + 8 * action.ordinal();
     }
 
     /** @param slot a process slot. @return the slot's offset. */

@@ -6,6 +6,8 @@ import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
+import net.openhft.chronicle.map.MapSegmentContext;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -18,7 +20,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
@@ -39,17 +44,25 @@ public final class QuotaTable implements AutoCloseable
     private static final int CHUNK = 64;
     private static final int MIN_SEGMENTS = 8;
 
+    /** How long a check's cold path waits for the guard before it degrades: well inside a second. */
+    public static final long CHECK_TIMEOUT_NANOS = 200_000_000L;
+    /** How long tools, resets and the janitor wait for the guard. */
+    public static final long TOOL_TIMEOUT_NANOS = 2_000_000_000L;
+
     private final Path file;
     private final ChronicleMap<byte[], byte[]> map;
+    private final TableGuard guard;
     private final FileHeader header;
     private final KeyHasher hasher;
     private final int shards;
     private final long capacity;
 
-    private QuotaTable(final Path file, final ChronicleMap<byte[], byte[]> map, final FileHeader header)
+    private QuotaTable(
+        final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard, final FileHeader header)
     {
         this.file = file;
         this.map = map;
+        this.guard = guard;
         this.header = header;
         this.hasher = new KeyHasher(header.secret0(), header.secret1());
         this.shards = header.shards();
@@ -78,6 +91,7 @@ public final class QuotaTable implements AutoCloseable
             {
                 create(file, capacity, shards, groupReadable, nowNanos);
             }
+            final Object inode = inode(file);
             final QuotaTable table = mapExisting(file);
             final BootId current = BootId.current();
             if (table.header.bootId().equals(current))
@@ -92,7 +106,7 @@ public final class QuotaTable implements AutoCloseable
             }
             LOG.log(System.Logger.Level.WARNING, "{0} was written under boot {1}, this is boot {2}: its monotonic " +
                 "times mean nothing now, so it is replaced by an empty table", file, old, current);
-            replaceStale(file, old, capacity, shards, groupReadable, nowNanos);
+            replaceStale(file, inode, capacity, shards, groupReadable, nowNanos);
         }
     }
 
@@ -110,7 +124,15 @@ public final class QuotaTable implements AutoCloseable
         }
         try
         {
-            final UnsafeBuffer buffer = headerBuffer(map);
+            final long mapped = ((VanillaChronicleHash<?, ?, ?, ?>)map).dataStoreSize();
+            final long size = Files.size(file);
+            if (size < mapped)
+            {
+                throw new FloodgateFileException(file, "truncated: " + size + " bytes, the table needs " + mapped,
+                    null);
+            }
+            final TableGuard guard = TableGuard.locate((VanillaChronicleHash<?, ?, ?, ?>)map);
+            final UnsafeBuffer buffer = headerBuffer(file, map, guard);
             if (buffer == null)
             {
                 throw new FloodgateFileException(file, "has no Floodgate header: a table of another format", null);
@@ -132,26 +154,66 @@ public final class QuotaTable implements AutoCloseable
                 throw new FloodgateFileException(file, "damaged header: shards " + header.shards() + ", capacity " +
                     header.capacity(), null);
             }
-            return new QuotaTable(file, map, header);
+            return new QuotaTable(file, map, guard, header);
         }
-        catch (final RuntimeException ex)
+        catch (final IOException | RuntimeException ex)
         {
             map.close();
-            throw ex;
+            if (ex instanceof FloodgateFileException fileException)
+            {
+                throw fileException;
+            }
+            throw new FloodgateFileException(file, "cannot be opened: " + ex.getMessage(), ex);
         }
     }
 
-    private static UnsafeBuffer headerBuffer(final ChronicleMap<byte[], byte[]> map)
+    private static UnsafeBuffer headerBuffer(
+        final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard)
     {
+        if (!guard.acquire(TOOL_TIMEOUT_NANOS))
+        {
+            throw new TableBusyException(file + ": process " + guard.ownerVolatile() + " holds the table guard");
+        }
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(HEADER_KEY))
         {
-            c.readLock().lock();
+            lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null || entry.value().size() < FileHeader.LENGTH)
             {
                 return null;
             }
             return wrap(entry.value());
+        }
+        finally
+        {
+            guard.release();
+        }
+    }
+
+    private static void lock(final Path file, final net.openhft.chronicle.hash.locks.InterProcessLock lock)
+    {
+        try
+        {
+            // Under the guard nobody else holds Chronicle locks; a wait here means an unforeseen state, which
+            // must surface as an error, never as Chronicle's 60 s spin.
+            if (!lock.tryLock(1, TimeUnit.SECONDS))
+            {
+                throw new TableBusyException(file + ": a segment lock stayed held under the table guard");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new TableBusyException(file + ": interrupted while locking a segment");
+        }
+    }
+
+    private void enter(final long timeoutNanos)
+    {
+        if (!guard.acquire(timeoutNanos))
+        {
+            throw new TableBusyException(file + ": process " + guard.ownerVolatile() + " held the table guard for " +
+                TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
         }
     }
 
@@ -241,32 +303,44 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
+    private static Object inode(final Path file)
+    {
+        try
+        {
+            return Files.readAttributes(file, "unix:ino").get("ino");
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            throw new FloodgateFileException(file, "cannot be inspected: " + ex.getMessage(), ex);
+        }
+    }
+
     private static void replaceStale(
         final Path file,
-        final BootId stale,
+        final Object staleInode,
         final long capacity,
         final int shards,
         final boolean groupReadable,
         final long nowNanos)
     {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            FileLock ignored = channel.lock())
+        try
         {
-            // Under the lock, make sure nobody replaced it while we waited: the path must still be this inode.
-            final Object lockedKey = Files.readAttributes(file, "unix:ino").get("ino");
-            final QuotaTable again = mapExisting(file);
-            final boolean stillStale = again.header.bootId().equals(stale);
-            again.close();
-            if (!stillStale || !lockedKey.equals(Files.readAttributes(file, "unix:ino").get("ino")))
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                FileLock ignored = channel.lock())
             {
-                return;
+                // Under the lock, the path must still name the inode we found stale: otherwise another process
+                // replaced it meanwhile, and its fresh table is the one to use.
+                if (!staleInode.equals(inode(file)))
+                {
+                    return;
+                }
+                final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
+                Files.deleteIfExists(fresh);
+                Files.createFile(fresh, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
+                build(fresh, capacity, shards, nowNanos);
+                Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             }
-            final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
-            Files.deleteIfExists(fresh);
-            Files.createFile(fresh, PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
-            build(fresh, capacity, shards, nowNanos);
-            Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
         catch (final IOException ex)
         {
@@ -333,9 +407,10 @@ public final class QuotaTable implements AutoCloseable
         final long nowNanos) throws TableFullException
     {
         final byte[] key = hasher.key(identifier, action, kind);
+        enter(CHECK_TIMEOUT_NANOS);
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            c.updateLock().lock();
+            lock(file, c.updateLock());
             MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null)
             {
@@ -368,6 +443,10 @@ public final class QuotaTable implements AutoCloseable
             return new Resolved(buffer, generation, buffer.getLong(EntryLayout.LIMIT_OFFSET),
                 buffer.getLong(EntryLayout.WINDOW_MS_OFFSET));
         }
+        finally
+        {
+            guard.release();
+        }
     }
 
     /**
@@ -378,9 +457,11 @@ public final class QuotaTable implements AutoCloseable
     public long readWord(final byte kind, final Action action, final CharSequence identifier, final int offset,
         final long absent)
     {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(hasher.key(identifier, action, kind)))
+        final byte[] key = hasher.key(identifier, action, kind);
+        enter(TOOL_TIMEOUT_NANOS);
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            c.readLock().lock();
+            lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null)
             {
@@ -389,6 +470,10 @@ public final class QuotaTable implements AutoCloseable
             final UnsafeBuffer buffer = wrap(entry.value());
             return buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE ? absent :
                 buffer.getLongVolatile(offset);
+        }
+        finally
+        {
+            guard.release();
         }
     }
 
@@ -413,9 +498,10 @@ public final class QuotaTable implements AutoCloseable
      */
     public int withWriteLock(final byte[] key, final WriteLockedAction action)
     {
+        enter(TOOL_TIMEOUT_NANOS);
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            c.writeLock().lock();
+            lock(file, c.writeLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null)
             {
@@ -428,6 +514,10 @@ public final class QuotaTable implements AutoCloseable
                 return 2;
             }
             return 1;
+        }
+        finally
+        {
+            guard.release();
         }
     }
 
@@ -443,26 +533,94 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
-     * Visits a copy of every quota entry (not the file's own record), one segment at a time. Checks on warm
-     * keys are never blocked; inserts and removals in the segment being copied wait for the copy.
+     * Visits a copy of every quota entry (not the file's own record), one segment at a time: each segment is
+     * copied under the guard and its update lock, then visited with no lock held. Checks on warm keys are never
+     * blocked; cold operations wait at most for one segment's copy.
      *
      * @param visitor receives each entry.
      */
     public void forEachEntry(final EntryVisitor visitor)
     {
-        map.forEachEntry(entry ->
+        final List<byte[]> keys = new ArrayList<>();
+        final List<UnsafeBuffer> values = new ArrayList<>();
+        for (int segment = 0; segment < map.segments(); segment++)
         {
-            final Data<byte[]> key = entry.key();
-            final byte[] keyBytes = key.get();
-            if (keyBytes[KeyHasher.KIND_INDEX] == 0)
+            keys.clear();
+            values.clear();
+            enter(TOOL_TIMEOUT_NANOS);
+            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
             {
-                return;
+                c.forEachSegmentEntry(entry ->
+                {
+                    final byte[] keyBytes = entry.key().get();
+                    if (keyBytes[KeyHasher.KIND_INDEX] != 0)
+                    {
+                        final Data<byte[]> value = entry.value();
+                        final byte[] copy = new byte[(int)value.size()];
+                        value.bytes().read(value.offset(), copy, 0, copy.length);
+                        keys.add(keyBytes.clone());
+                        values.add(new UnsafeBuffer(copy));
+                    }
+                });
             }
-            final Data<byte[]> value = entry.value();
-            final byte[] copy = new byte[(int)value.size()];
-            value.bytes().read(value.offset(), copy, 0, copy.length);
-            visitor.visit(keyBytes.clone(), new UnsafeBuffer(copy));
-        });
+            finally
+            {
+                guard.release();
+            }
+            // visit outside the guard: a visitor may call back into the table
+            for (int i = 0; i < keys.size(); i++)
+            {
+                visitor.visit(keys.get(i), values.get(i));
+            }
+        }
+    }
+
+    /** Called with each quota entry in place, under the guard and the segment's update lock. */
+    @FunctionalInterface
+    public interface InPlaceVisitor
+    {
+        /**
+         * Must be quick and must not call back into the table. The buffers are reused for the next entry:
+         * copy what must outlive the call.
+         *
+         * @param key   the entry's 16 key bytes, in the file.
+         * @param value the entry's value, in the file.
+         */
+        void visit(UnsafeBuffer key, UnsafeBuffer value);
+    }
+
+    /**
+     * Visits every quota entry in place, without copying or allocating, one segment at a time under the guard
+     * and the segment's update lock (the janitor's scan: it runs often and must not make garbage).
+     *
+     * @param visitor receives each entry.
+     */
+    public void forEachEntryInPlace(final InPlaceVisitor visitor)
+    {
+        final UnsafeBuffer key = new UnsafeBuffer(0, 0);
+        final UnsafeBuffer value = new UnsafeBuffer(0, 0);
+        for (int segment = 0; segment < map.segments(); segment++)
+        {
+            enter(TOOL_TIMEOUT_NANOS);
+            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+            {
+                c.forEachSegmentEntry(entry ->
+                {
+                    final Data<byte[]> k = entry.key();
+                    key.wrap(k.bytes().addressForRead(k.offset()), KeyHasher.KEY_LENGTH);
+                    if (key.getByte(KeyHasher.KIND_INDEX) != 0)
+                    {
+                        final Data<byte[]> v = entry.value();
+                        value.wrap(v.bytes().addressForRead(v.offset()), (int)v.size());
+                        visitor.visit(key, value);
+                    }
+                });
+            }
+            finally
+            {
+                guard.release();
+            }
+        }
     }
 
     /**
@@ -471,13 +629,46 @@ public final class QuotaTable implements AutoCloseable
      */
     public boolean isLive(final byte[] key)
     {
+        enter(TOOL_TIMEOUT_NANOS);
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            c.readLock().lock();
+            lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             return entry != null &&
                 wrap(entry.value()).getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE;
         }
+        finally
+        {
+            guard.release();
+        }
+    }
+
+    /** @return the guard every Chronicle Map lock of this file is taken under. */
+    public TableGuard guard()
+    {
+        return guard;
+    }
+
+    /**
+     * @return live and tombstoned entries per segment, for tools and the spread test; takes each segment's lock
+     * in turn, under the guard.
+     */
+    public long[] segmentCounts()
+    {
+        final long[] counts = new long[map.segments()];
+        for (int segment = 0; segment < counts.length; segment++)
+        {
+            enter(TOOL_TIMEOUT_NANOS);
+            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+            {
+                counts[segment] = c.size();
+            }
+            finally
+            {
+                guard.release();
+            }
+        }
+        return counts;
     }
 
     /** @return the file's size in bytes. */

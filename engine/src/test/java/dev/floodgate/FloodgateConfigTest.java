@@ -1,0 +1,103 @@
+package dev.floodgate;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FloodgateConfigTest
+{
+    @Test
+    void shouldCarryTheOriginalDefaults()
+    {
+        final FloodgateConfig config = FloodgateConfig.fromSources(Map.of(), new Properties());
+        assertTrue(config.enabled());
+        assertEquals(new FloodgateConfig.Limit(10, 60_000), config.limit(Action.AUTH));
+        assertEquals(new FloodgateConfig.Limit(10, 60_000), config.limit(Action.DASHBOARD_AUTH));
+        assertEquals(new FloodgateConfig.Limit(300, 60_000), config.limit(Action.DASHBOARD_API));
+        assertEquals(new FloodgateConfig.Limit(0, 1_000), config.limit(Action.PUBLISH));
+        assertEquals(new FloodgateConfig.Limit(0, 60_000), config.limit(Action.SUBSCRIBE));
+        assertTrue(config.limit(Action.PUBLISH).isOff());
+        assertEquals(300_000, config.cleanupIntervalMs());
+        assertEquals(FloodgateConfig.DEFAULT_CAPACITY, config.capacity());
+        assertEquals(FloodgateConfig.defaultFile(), config.file());
+        assertTrue(config.file().toString().startsWith("/dev/shm/floodgate/"));
+    }
+
+    @Test
+    void shouldReadEnvironmentVariablesAndLetSystemPropertiesWin()
+    {
+        final Properties properties = new Properties();
+        properties.setProperty("floodgate.publish_rate_limit", "500");
+        final FloodgateConfig config = FloodgateConfig.fromSources(Map.of(
+            "FLOODGATE_PUBLISH_RATE_LIMIT", "100",
+            "FLOODGATE_PUBLISH_RATE_WINDOW_MS", "250",
+            "FLOODGATE_RATE_LIMIT_ENABLED", "FALSE",
+            "FLOODGATE_FILE", "/tmp/x.map",
+            "FLOODGATE_CAPACITY", " 42 ",
+            "FLOODGATE_DASHBOARD_API_RATE_LIMIT", "   ",
+            "FLOODGATE_RATE_LIMIT_CLEANUP_INTERVAL_MS", "1000"), properties);
+        assertEquals(new FloodgateConfig.Limit(500, 250), config.limit(Action.PUBLISH));
+        assertFalse(config.enabled());
+        assertEquals(Path.of("/tmp/x.map"), config.file());
+        assertEquals(42, config.capacity());
+        assertEquals(300, config.limit(Action.DASHBOARD_API).limit(), "blank means the default");
+        assertEquals(1_000, config.cleanupIntervalMs());
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+        "auth_rate_limit|abc|whole number",
+        "auth_rate_limit|0|from 1 to",
+        "dashboard_auth_rate_limit|0|cannot be switched off",
+        "auth_rate_limit|-5|from 1 to",
+        "publish_rate_limit|-1|from 0 to",
+        "publish_rate_limit|99999999999999999999|whole number",
+        "publish_rate_limit|16777216|from 0 to 16777215",
+        "publish_rate_limit|1.5|whole number",
+        "subscribe_rate_window_ms|0|from 1 to",
+        "subscribe_rate_window_ms|-100|from 1 to",
+        "dashboard_api_rate_window_ms|604800001|from 1 to 604800000",
+        "rate_limit_cleanup_interval_ms|0|from 1 to",
+        "rate_limit_enabled|yes|true or false",
+        "capacity|0|from 1 to",
+        "capacity|lots|whole number",
+        "publish_rate_limit|999983|gcd",
+    })
+    void shouldRefuseAMalformedValueNamingTheKeyAndTheValue(final String key, final String value, final String hint)
+    {
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.fromSources(Map.of("FLOODGATE_" + key.toUpperCase(), value), new Properties()));
+        assertTrue(error.getMessage().contains(key), error.getMessage());
+        assertTrue(error.getMessage().contains(value.trim()), error.getMessage());
+        assertTrue(error.getMessage().contains(hint), error.getMessage());
+    }
+
+    @Test
+    void shouldValidateTheBuilderLikeTheEnvironment()
+    {
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().limit(Action.AUTH, 0, 1000).build());
+        assertTrue(error.getMessage().startsWith("auth_rate_limit=0"), error.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> FloodgateConfig.fromKeyValues(Map.of("nonsense", "1")));
+        assertThrows(NullPointerException.class, () -> FloodgateConfig.builder().file(null));
+    }
+
+    @Test
+    void shouldAllowSwitchingOffTheThroughputActionsOnly()
+    {
+        final FloodgateConfig config = FloodgateConfig.builder().limit(Action.DASHBOARD_API, 0, 1000)
+            .limit(Action.PUBLISH, 0, 1000).limit(Action.SUBSCRIBE, 0, 1000).build();
+        assertTrue(config.limit(Action.DASHBOARD_API).isOff());
+        assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().limit(Action.DASHBOARD_AUTH, 0, 1000).build());
+    }
+}

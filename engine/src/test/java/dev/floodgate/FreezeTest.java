@@ -1,0 +1,80 @@
+package dev.floodgate;
+
+import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.Survivor;
+import dev.floodgate.testkit.Worker;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A process frozen with SIGSTOP for several grace periods holds addresses it may still write: the janitor
+ * must not remove a single entry until it thaws (or dies).
+ */
+@Timeout(180)
+class FreezeTest
+{
+    private static final long GRACE_MS = 300;
+
+    @TempDir
+    Path dir;
+
+    private static void signal(final String signal, final long pid) throws Exception
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal);
+    }
+
+    @Test
+    void shouldRemoveNothingWhileAnAttachedProcessIsFrozen() throws Exception
+    {
+        final Path file = dir.resolve("freeze.map");
+        final Path stop = dir.resolve("stop");
+        try (ChildJvm frozen = ChildJvm.start(Survivor.class, file.toString(), "16000000", "2", stop.toString(),
+            Long.toString(GRACE_MS), "quiet");
+            Floodgate janitor = Floodgate.open(FloodgateConfig.builder().file(file).capacity(200_000)
+                .reclaimGraceMs(GRACE_MS).build()))
+        {
+            frozen.awaitLine("READY", 120);
+            // it touched 200 short-lived entries (20 ms windows) before READY: it holds their addresses
+            signal("STOP", frozen.pid());
+            final long reapedBefore = janitor.stats().reaped();
+            // the scenario itself: five grace periods of real time with the process frozen
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5 * GRACE_MS);
+            long passes = 0;
+            while (System.nanoTime() < deadline)
+            {
+                janitor.cleanup();
+                passes++;
+            }
+            assertTrue(passes > 5, "the janitor kept running while the process was frozen: " + passes);
+            final Stats frozenStats = janitor.stats();
+            assertEquals(reapedBefore, frozenStats.reaped(), "nothing removed in " + passes + " passes while frozen");
+            assertTrue(frozenStats.tombstoned() > 0, "idle entries were tombstoned, which is safe: " + frozenStats);
+
+            signal("CONT", frozen.pid());
+            Files.createFile(stop);
+            final String result = frozen.awaitLine("RESULT", 60);
+            assertEquals(0, frozen.awaitExit(30));
+            assertEquals(0, Worker.field(result, "errors"), frozen.transcript());
+
+            long deadline2 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * GRACE_MS);
+            while (System.nanoTime() < deadline2)
+            {
+                janitor.cleanup();
+            }
+            final long reapedAfter = janitor.stats().reaped();
+            System.out.printf("FREEZE graceMs=%d frozenForMs=%d passesWhileFrozen=%d reapedWhileFrozen=%d " +
+                "tombstonedWhileFrozen=%d reapedAfterThaw=%d%n", GRACE_MS, 5 * GRACE_MS, passes,
+                frozenStats.reaped() - reapedBefore, frozenStats.tombstoned(), reapedAfter - reapedBefore);
+            assertTrue(reapedAfter > reapedBefore, "once it is gone, the janitor reaps");
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package dev.floodgate;
+
+import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.store.QuotaTable;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class HostileInputTest
+{
+    @TempDir
+    Path dir;
+
+    /** 2^n strings of equal length that all share one {@link String#hashCode()}: "Aa" and "BB" collide. */
+    private static List<String> collidingIdentifiers(final int n)
+    {
+        final List<String> out = new ArrayList<>();
+        for (int bits = 0; bits < 1 << n; bits++)
+        {
+            final StringBuilder s = new StringBuilder();
+            for (int i = 0; i < n; i++)
+            {
+                s.append((bits >> i & 1) == 0 ? "Aa" : "BB");
+            }
+            out.add(s.toString());
+        }
+        return out;
+    }
+
+    @Test
+    void shouldSpreadIdentifiersThatCollideUnderAnUnkeyedHashEvenlyOverSegments()
+    {
+        final List<String> identifiers = collidingIdentifiers(12);
+        assertEquals(1, identifiers.stream().mapToInt(String::hashCode).distinct().count(), "they do collide");
+        final Path file = dir.resolve("spread.map");
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(file).capacity(20_000).build()))
+        {
+            for (final String identifier : identifiers)
+            {
+                assertEquals(Floodgate.ADMITTED, gate.checkLimit(identifier, Action.AUTH));
+            }
+            assertEquals(identifiers.size(), gate.stats().buckets());
+        }
+        try (QuotaTable table = QuotaTable.open(file, 20_000, 2, false, 0))
+        {
+            final long[] counts = table.segmentCounts();
+            final double mean = Arrays.stream(counts).sum() / (double)counts.length;
+            final long max = Arrays.stream(counts).max().orElseThrow();
+            final long min = Arrays.stream(counts).min().orElseThrow();
+            assertTrue(counts.length >= 8, "several segments: " + counts.length);
+            assertTrue(max < mean * 1.5 && min > mean * 0.5,
+                "even spread over " + counts.length + " segments: " + Arrays.toString(counts));
+        }
+    }
+
+    @Test
+    void shouldStoreAnyIdentifierAsABoundedValidLabelWithoutCorruptingIt()
+    {
+        final String[] hostile = {
+            "\u001b[2J\u001b[31mred\u0007",           // terminal escapes, bell
+            "nul\u0000in\u0000the\u0000middle",
+            "\ud83d\ude00".repeat(20),                 // 4-byte characters across the 48-byte cut
+            "a\ud800b",                                // an unpaired surrogate
+            "x".repeat(47) + "\u00e9",                 // a 2-byte character straddling the cut
+            "line\nbreak\r\ttab",
+        };
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("labels.map"))
+            .capacity(1_000).build()))
+        {
+            for (final String identifier : hostile)
+            {
+                for (int i = 0; i < 11; i++)
+                {
+                    gate.checkLimit(identifier, Action.AUTH);
+                }
+            }
+            final List<BlockedEntry> top = gate.topBlocked(Action.AUTH, 100);
+            assertEquals(hostile.length, top.size());
+            for (final BlockedEntry entry : top)
+            {
+                final byte[] utf8 = entry.identifier().getBytes(StandardCharsets.UTF_8);
+                assertTrue(utf8.length <= 48, entry.identifier());
+                assertTrue(Arrays.stream(hostile).anyMatch(h -> h.replace("\ud800", "?").startsWith(entry.identifier())),
+                    "a prefix of what was checked: " + entry.identifier());
+                assertEquals(1, entry.count());
+            }
+        }
+    }
+
+    @Test
+    void shouldCreateTheFileGroupReadableOnlyWhenConfigured() throws Exception
+    {
+        final Path file = dir.resolve("group.map");
+        try (Floodgate ignored = Floodgate.open(FloodgateConfig.builder().file(file).capacity(100)
+            .groupReadable(true).build()))
+        {
+            assertEquals("rw-r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        }
+        final Path nested = dir.resolve("fresh-dir").resolve("private.map");
+        try (Floodgate ignored = Floodgate.open(FloodgateConfig.builder().file(nested).capacity(100).build()))
+        {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(nested)));
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(nested.getParent())));
+        }
+    }
+
+    @Test
+    void shouldGiveAJvmWithoutWritePermissionAClearError() throws Exception
+    {
+        final Path file = dir.resolve("readonly.map");
+        Floodgate.open(FloodgateConfig.builder().file(file).capacity(100).build()).close();
+        final boolean root = "root".equals(System.getProperty("user.name"));
+        if (root)
+        {
+            // root ignores permission bits; the immutable attribute binds it too
+            final Process chattr = new ProcessBuilder("chattr", "+i", file.toString()).inheritIO().start();
+            Assumptions.assumeTrue(chattr.waitFor(10, TimeUnit.SECONDS) && chattr.exitValue() == 0,
+                "chattr +i is unavailable on this file system");
+        }
+        else
+        {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
+        }
+        try
+        {
+            final FloodgateFileException error = assertThrows(FloodgateFileException.class,
+                () -> Floodgate.open(FloodgateConfig.builder().file(file).capacity(100).build()));
+            assertTrue(error.getMessage().contains("permission denied") || error.getMessage().contains("not permitted"),
+                error.getMessage());
+            assertTrue(error.getMessage().startsWith(file.toString()), error.getMessage());
+        }
+        finally
+        {
+            if (root)
+            {
+                new ProcessBuilder("chattr", "-i", file.toString()).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}

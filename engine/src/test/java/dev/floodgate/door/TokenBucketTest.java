@@ -1,0 +1,193 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Floodgate;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TokenBucketTest
+{
+    private static final long MS = 1_000_000L;
+
+    static Stream<Arguments> configurations()
+    {
+        // limit, window ms, start time (including negative and near-overflow monotonic readings)
+        return Stream.of(
+            Arguments.of(10L, 60_000L, 5_000_000_000L),
+            Arguments.of(1L, 1_000L, -7_000_000_000L),
+            Arguments.of(3L, 1L, 123L),
+            Arguments.of(7L, 60_000L, Long.MAX_VALUE - 30_000_000_000L),
+            Arguments.of(1_009L, 60_000L, 42L),
+            Arguments.of(16_000_000L, 1_000L, 0L));
+    }
+
+    private static UnsafeBuffer word(final TokenBucket bucket, final long now)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        buffer.putLong(0, bucket.fullWord(now));
+        return buffer;
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void shouldStartFullAndAdmitExactlyLimitAtOneInstant(final long limit, final long windowMs, final long start)
+    {
+        final TokenBucket bucket = new TokenBucket(limit, windowMs);
+        final UnsafeBuffer buffer = word(bucket, start);
+        final long burst = Math.min(limit, 100_000);
+        for (long i = 0; i < burst; i++)
+        {
+            assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(buffer, 0, start), "token " + i);
+        }
+        if (burst == limit)
+        {
+            final long retry = bucket.tryAcquire(buffer, 0, start);
+            assertTrue(retry >= 1, "refused once empty");
+            final long intervalNs = Math.max(1, windowMs * MS / limit);
+            assertEquals(Math.max(1, -Math.floorDiv(-intervalNs, MS)), retry, "retry-after is one interval");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void shouldNeverRefuseAClientPacingAtExactlyTheRate(final long limit, final long windowMs, final long start)
+    {
+        final TokenBucket bucket = new TokenBucket(limit, windowMs);
+        final UnsafeBuffer buffer = word(bucket, start);
+        final long windowNs = windowMs * MS;
+        final long burst = Math.min(limit, 1_000);
+        for (long i = 0; i < burst; i++)
+        {
+            bucket.tryAcquire(buffer, 0, start);
+        }
+        if (burst < limit)
+        {
+            return; // pacing from empty is what matters; only tested where the bucket can be drained cheaply
+        }
+        // the k-th token after the burst becomes due at exactly start + k * window / limit (rounded up to a ns)
+        for (long k = 1; k <= 3_000; k++)
+        {
+            final long due = start + ceilDiv(k * windowNs, limit);
+            assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(buffer, 0, due), "token " + k + " due at " + due);
+            assertTrue(bucket.tryAcquire(buffer, 0, due) >= 1, "no token " + k + " twice");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void shouldLoseNoFractionalCreditOverManyIntervals(final long limit, final long windowMs, final long start)
+    {
+        final TokenBucket bucket = new TokenBucket(limit, windowMs);
+        final UnsafeBuffer buffer = word(bucket, start);
+        if (limit > 1_000)
+        {
+            return;
+        }
+        for (long i = 0; i < limit; i++)
+        {
+            bucket.tryAcquire(buffer, 0, start);
+        }
+        // after exactly w windows, exactly w * limit more tokens, not one more
+        final long windows = 5;
+        final long later = start + windows * windowMs * MS;
+        long admitted = 0;
+        while (bucket.tryAcquire(buffer, 0, later) == Floodgate.ADMITTED)
+        {
+            admitted++;
+        }
+        assertEquals(limit, admitted, "a full bucket holds limit tokens however long it idled");
+        final UnsafeBuffer paced = word(bucket, start);
+        for (long i = 0; i < limit; i++)
+        {
+            bucket.tryAcquire(paced, 0, start);
+        }
+        long total = 0;
+        for (long t = 1; t <= windows * limit; t++)
+        {
+            final long at = start + ceilDiv(t * windowMs * MS, limit);
+            while (bucket.tryAcquire(paced, 0, at) == Floodgate.ADMITTED)
+            {
+                total++;
+            }
+        }
+        assertEquals(windows * limit, total, "exactly limit tokens per window, no drift");
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 10, 300})
+    void shouldTreatAClockBehindTheBucketAsNoElapsedTime(final long limit)
+    {
+        final TokenBucket bucket = new TokenBucket(limit, 60_000);
+        final long start = 10_000_000_000L;
+        final UnsafeBuffer buffer = word(bucket, start);
+        for (long i = 0; i < limit; i++)
+        {
+            assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(buffer, 0, start));
+        }
+        // another process's clock read a little earlier: no refund, no exception
+        assertTrue(bucket.tryAcquire(buffer, 0, start - 5_000 * MS) >= 1);
+        assertTrue(bucket.tryAcquire(buffer, 0, start) >= 1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 10, 1_009})
+    void shouldReportAvailableTokensAndTimeToNext(final long limit)
+    {
+        final TokenBucket bucket = new TokenBucket(limit, 1_000);
+        final long start = 77L;
+        final UnsafeBuffer buffer = word(bucket, start);
+        assertEquals(limit, bucket.available(buffer.getLong(0), start));
+        assertEquals(0, bucket.nanosToNextToken(buffer.getLong(0), start));
+        assertTrue(bucket.isFull(buffer.getLong(0), start));
+        bucket.tryAcquire(buffer, 0, start);
+        assertEquals(limit - 1, bucket.available(buffer.getLong(0), start));
+        assertFalse(bucket.isFull(buffer.getLong(0), start));
+        assertEquals(ceilDiv(1_000 * MS, limit), bucket.nanosToNextToken(buffer.getLong(0), start));
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 10, 1_009, 16_000_000})
+    void shouldReadAWordIdleLongEnoughToWrapAsFull(final long limit)
+    {
+        final TokenBucket bucket = new TokenBucket(limit, 1_000);
+        final UnsafeBuffer buffer = word(bucket, 0);
+        bucket.tryAcquire(buffer, 0, 0);
+        // any time far later, including after the scaled word wrapped around 2^64
+        // up to the documented bound: 2^63 / MAX_SCALE ns (104 days) untouched
+        for (long later : new long[] {1L << 40, 1L << 50, Long.MAX_VALUE / TokenBucket.MAX_SCALE})
+        {
+            assertTrue(bucket.isFull(buffer.getLong(0), later), "idle until " + later);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {0, -1})
+    void shouldRejectANonPositiveLimit(final long limit)
+    {
+        assertFalse(TokenBucket.fits(limit, 1_000));
+    }
+
+    @org.junit.jupiter.api.Test
+    void shouldRejectRatesItCannotRepresentExactly()
+    {
+        assertTrue(TokenBucket.fits(16_000_000, 1_000));
+        assertTrue(TokenBucket.fits(10, 7L * 24 * 3600 * 1000));
+        assertTrue(TokenBucket.fits(1_009, 60_000), "a prime limit below the scale bound");
+        assertFalse(TokenBucket.fits(999_983, 1_000), "a large prime limit cannot be represented exactly");
+        assertFalse(TokenBucket.fits(16_777_215, 1_000));
+        assertFalse(TokenBucket.fits(1, 0));
+    }
+
+    private static long ceilDiv(final long x, final long y)
+    {
+        return -Math.floorDiv(-x, y);
+    }
+}

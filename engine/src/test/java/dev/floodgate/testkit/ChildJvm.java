@@ -1,0 +1,169 @@
+package dev.floodgate.testkit;
+
+import dev.floodgate.internal.JvmFlags;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A separate JVM on the test class path, running a main class of the tests. Its output lines are queued as
+ * they arrive, so a test can wait for a line with a deadline. Closing it kills it (SIGKILL) if it still runs:
+ * a hung child fails its test instead of hanging the build.
+ */
+public final class ChildJvm implements AutoCloseable
+{
+    private final Process process;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> transcript = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Thread reader;
+
+    private ChildJvm(final Process process)
+    {
+        this.process = process;
+        this.reader = new Thread(this::pump, "child-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @return the started child.
+     */
+    public static ChildJvm start(final Class<?> mainClass, final String... args)
+    {
+        final List<String> command = JvmFlags.javaCommand(mainClass.getName(), System.getProperty("java.class.path"),
+            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), Arrays.asList(args));
+        try
+        {
+            return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private void pump()
+    {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+            StandardCharsets.UTF_8)))
+        {
+            String line;
+            while ((line = in.readLine()) != null)
+            {
+                transcript.add(line);
+                lines.add(line);
+            }
+        }
+        catch (final IOException ignored)
+        {
+            // the child died; its exit code tells the test
+        }
+    }
+
+    /**
+     * @param prefix  what the line starts with.
+     * @param seconds how long to wait.
+     * @return the first line with that prefix.
+     * @throws AssertionError with the child's transcript when none arrives in time or the child exits.
+     */
+    public String awaitLine(final String prefix, final long seconds)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        try
+        {
+            while (true)
+            {
+                final long left = deadline - System.nanoTime();
+                final String line = lines.poll(Math.max(0, Math.min(left, 100_000_000L)), TimeUnit.NANOSECONDS);
+                if (line != null && line.startsWith(prefix))
+                {
+                    return line;
+                }
+                if (line == null && (!process.isAlive() && lines.isEmpty() && !reader.isAlive() || left <= 0))
+                {
+                    throw new AssertionError("child " + process.pid() + " gave no '" + prefix + "' line in " +
+                        seconds + " s (alive=" + process.isAlive() + "); transcript:\n" + transcript());
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+
+    /**
+     * @param seconds how long to wait.
+     * @return the exit code.
+     * @throws AssertionError when the child does not exit in time (it is then killed).
+     */
+    public int awaitExit(final long seconds)
+    {
+        try
+        {
+            if (!process.waitFor(seconds, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly();
+                throw new AssertionError("child " + process.pid() + " did not exit in " + seconds + " s; transcript:\n" +
+                    transcript());
+            }
+            reader.join(5_000);
+            return process.exitValue();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+
+    /** Kills the child with SIGKILL and reaps it. */
+    public void kill()
+    {
+        process.destroyForcibly();
+        try
+        {
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return the process id. */
+    public long pid()
+    {
+        return process.pid();
+    }
+
+    /** @return everything the child printed so far. */
+    public String transcript()
+    {
+        synchronized (transcript)
+        {
+            return String.join("\n", transcript);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (process.isAlive())
+        {
+            kill();
+        }
+    }
+}
