@@ -27,10 +27,11 @@ final class Fixtures
     static final Action REFUSED = Action.DASHBOARD_API;
 
     /**
-     * The largest limit in a 1 ms window: the bucket refills 16.7 tokens per nanosecond and the window allows
-     * 16.7 M per millisecond, both far beyond what 2 cores can consume, so the admitted paths never refuse.
+     * 16 M per 1 ms: the bucket refills 16 tokens per nanosecond and the window allows 16 M per millisecond, far
+     * beyond what 2 cores can consume, so the admitted paths never refuse. Near the window's 2^24 - 1 maximum,
+     * and exactly representable by the bucket (limit / gcd(limit, window ns) = 16, within the engine's 1024).
      */
-    static final long HOT_LIMIT = FloodgateConfig.MAX_LIMIT;
+    static final long HOT_LIMIT = 16_000_000;
     static final long HOT_WINDOW_MS = 1;
 
     private Fixtures()
