@@ -392,8 +392,10 @@ public final class QuotaTable implements AutoCloseable
      * @param identifier   the identifier.
      * @param limit        the limit a new entry records.
      * @param windowMs     the window a new entry records.
+     * @param version      the policy version a new entry's units belong to.
      * @param initialState the state word of a new entry.
      * @param nowNanos     the monotonic time.
+     * @param upgrade      run on an existing entry under the update lock (may convert its units); or null.
      * @return the located entry.
      * @throws TableFullException when the table cannot take a new entry.
      */
@@ -403,8 +405,10 @@ public final class QuotaTable implements AutoCloseable
         final CharSequence identifier,
         final long limit,
         final long windowMs,
+        final long version,
         final long initialState,
-        final long nowNanos) throws TableFullException
+        final long nowNanos,
+        final Upgrade upgrade) throws TableFullException
     {
         final byte[] key = hasher.key(identifier, action, kind);
         enter(CHECK_TIMEOUT_NANOS);
@@ -419,7 +423,7 @@ public final class QuotaTable implements AutoCloseable
                     throw new TableFullException(file + " holds " + capacity + " entries");
                 }
                 final byte[] value = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos,
-                    header.nextGeneration(), initialState, identifier, shards);
+                    header.nextGeneration(), version, initialState, identifier, shards);
                 try
                 {
                     c.absentEntry().doInsert(c.wrapValueAsData(value));
@@ -440,8 +444,13 @@ public final class QuotaTable implements AutoCloseable
                 buffer.putLongRelease(EntryLayout.GENERATION_OFFSET, generation);
                 header.addCounter(FileHeader.REVIVED_OFFSET, 1);
             }
+            if (upgrade != null)
+            {
+                upgrade.apply(buffer, header);
+                generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
+            }
             return new Resolved(buffer, generation, buffer.getLong(EntryLayout.LIMIT_OFFSET),
-                buffer.getLong(EntryLayout.WINDOW_MS_OFFSET));
+                buffer.getLong(EntryLayout.WINDOW_MS_OFFSET), buffer.getInt(EntryLayout.UNITS_VERSION_OFFSET));
         }
         finally
         {
@@ -475,6 +484,17 @@ public final class QuotaTable implements AutoCloseable
         {
             guard.release();
         }
+    }
+
+    /** Run by {@link #resolve} on a located, live entry under its segment's update lock. */
+    @FunctionalInterface
+    public interface Upgrade
+    {
+        /**
+         * @param value  the entry's value in the file.
+         * @param header the file's record (for a new generation).
+         */
+        void apply(UnsafeBuffer value, FileHeader header);
     }
 
     /** Called with an entry's value under its segment's write lock. */
