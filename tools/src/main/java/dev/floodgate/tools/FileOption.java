@@ -1,0 +1,41 @@
+package dev.floodgate.tools;
+
+import dev.floodgate.FloodgateConfig;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+
+/**
+ * The {@code --file} option every command takes. It defaults to what the engine defaults to: the system
+ * property {@code floodgate.file}, else the environment variable {@code FLOODGATE_FILE}, else
+ * {@link FloodgateConfig#defaultFile()}.
+ */
+public final class FileOption
+{
+    @Option(names = "--file", paramLabel = "PATH",
+        description = "The table file. Default: $FLOODGATE_FILE, else /dev/shm/floodgate/floodgate.map " +
+            "(under java.io.tmpdir where /dev/shm is missing).")
+    private Path file;
+
+    /** @return the table file the command works on. */
+    public Path file()
+    {
+        return file != null ? file : defaultFile();
+    }
+
+    /** @return the engine's default file, honouring {@code floodgate.file} and {@code FLOODGATE_FILE}. */
+    public static Path defaultFile()
+    {
+        final String property = System.getProperty("floodgate." + FloodgateConfig.KEY_FILE);
+        if (property != null && !property.isBlank())
+        {
+            return Path.of(property.trim());
+        }
+        final String env = System.getenv("FLOODGATE_FILE");
+        if (env != null && !env.isBlank())
+        {
+            return Path.of(env.trim());
+        }
+        return FloodgateConfig.defaultFile();
+    }
+}

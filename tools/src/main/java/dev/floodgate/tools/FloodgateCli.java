@@ -1,0 +1,132 @@
+package dev.floodgate.tools;
+
+import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.store.TableBusyException;
+import dev.floodgate.tools.command.BenchCommand;
+import dev.floodgate.tools.command.DemoCommand;
+import dev.floodgate.tools.command.DumpCommand;
+import dev.floodgate.tools.command.ResetCommand;
+import dev.floodgate.tools.command.StatsCommand;
+import dev.floodgate.tools.command.TopCommand;
+import dev.floodgate.tools.command.WatchCommand;
+import dev.floodgate.tools.load.WorkerCommand;
+import dev.floodgate.tools.table.TableFiles;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.PrintWriter;
+
+/**
+ * The {@code floodgate} command: inspect, reset, demonstrate and load a shared Floodgate table.
+ *
+ * <p>Exit codes ({@link ExitCode}): 0 success, 1 a refused operation, 2 a usage error, 3 a missing, unreadable
+ * or foreign file. Expected failures print one line on standard error, never a stack trace.
+ */
+@Command(name = "floodgate", mixinStandardHelpOptions = true, version = "floodgate 0.1.0",
+    description = "Inspects and exercises the shared-memory rate-limit table that the brokers on this host map.",
+    subcommands = {DumpCommand.class, StatsCommand.class, TopCommand.class, ResetCommand.class,
+        WatchCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:success", "1:refused operation: not writable, table busy, or a demo/bench total that misses its quota",
+        "2:usage error", "3:missing, unreadable or foreign file"})
+public final class FloodgateCli implements Runnable
+{
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    static
+    {
+        if (System.getProperty("chronicle.analytics.disable") == null)
+        {
+            System.setProperty("chronicle.analytics.disable", "true");
+        }
+    }
+
+    @Override
+    public void run()
+    {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: expected one of " +
+            String.join(", ", spec.subcommands().keySet()));
+    }
+
+    /**
+     * @param args the command line.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(newCommandLine().execute(args));
+    }
+
+    /**
+     * Runs the CLI in this JVM with the given writers, as tests do.
+     *
+     * @param out  standard output.
+     * @param err  standard error.
+     * @param args the command line.
+     * @return the exit code.
+     */
+    public static int run(final PrintWriter out, final PrintWriter err, final String... args)
+    {
+        final CommandLine commandLine = newCommandLine();
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        final int code = commandLine.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    /** @return the configured command line: exit codes and one-line error messages. */
+    public static CommandLine newCommandLine()
+    {
+        final CommandLine commandLine = new CommandLine(new FloodgateCli());
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        commandLine.setExitCodeExceptionMapper(ex -> ex instanceof CliException cli ? cli.exitCode() :
+            ex instanceof CommandLine.ParameterException ? ExitCode.USAGE : ExitCode.REFUSED);
+        commandLine.setParameterExceptionHandler((ex, args) ->
+        {
+            final CommandLine failed = ex.getCommandLine();
+            failed.getErr().println(failed.getCommandSpec().qualifiedName() + ": " + ex.getMessage() +
+                " (see " + failed.getCommandSpec().qualifiedName() + " --help)");
+            failed.getErr().flush();
+            return ExitCode.USAGE;
+        });
+        commandLine.setExecutionExceptionHandler((ex, failed, parseResult) ->
+        {
+            final PrintWriter err = failed.getErr();
+            final String name = failed.getCommandSpec().qualifiedName();
+            final int code;
+            if (ex instanceof CliException cli)
+            {
+                err.println(name + ": " + cli.getMessage());
+                code = cli.exitCode();
+            }
+            else if (ex instanceof FloodgateFileException file)
+            {
+                final CliException problem = TableFiles.fileProblem(file);
+                err.println(name + ": " + problem.getMessage());
+                code = problem.exitCode();
+            }
+            else if (ex instanceof TableBusyException busy)
+            {
+                // a live process held the table guard past the tool's timeout (e.g. it is stopped): say so, retryable
+                err.println(name + ": table busy, try again: " + busy.getMessage());
+                code = ExitCode.REFUSED;
+            }
+            else if (ex instanceof CommandLine.ParameterException usage)
+            {
+                err.println(name + ": " + usage.getMessage() + " (see " + name + " --help)");
+                code = ExitCode.USAGE;
+            }
+            else
+            {
+                err.println(name + ": unexpected failure, please report it: " + ex);
+                ex.printStackTrace(err);
+                code = ExitCode.REFUSED;
+            }
+            err.flush();
+            return code;
+        });
+        return commandLine;
+    }
+}

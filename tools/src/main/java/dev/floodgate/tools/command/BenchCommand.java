@@ -1,0 +1,242 @@
+package dev.floodgate.tools.command;
+
+import dev.floodgate.Action;
+import dev.floodgate.FloodgateConfig;
+import dev.floodgate.door.TokenBucket;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.format.Durations;
+import dev.floodgate.tools.format.TextTable;
+import dev.floodgate.tools.load.Exactness;
+import dev.floodgate.tools.load.Lane;
+import dev.floodgate.tools.load.LoadRun;
+import dev.floodgate.tools.load.ScratchTable;
+import dev.floodgate.tools.load.WindowAlignment;
+import dev.floodgate.tools.load.WorkerProcess;
+import dev.floodgate.tools.table.EntrySnapshot;
+import dev.floodgate.tools.table.TableSnapshot;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code floodgate bench}: several JVMs check one door of a scratch table as fast as they can; reports throughput
+ * per JVM and in total, latency percentiles, and whether the admissions are exactly what the quotas allow.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {"Multi-process load on a new scratch table: P JVMs of T threads check one door over K keys " +
+        "for D seconds.", "Prints throughput per JVM and in total, latency percentiles (HdrHistogram) and the " +
+        "exactness check (exit 1 when admissions differ from what the quotas allow)."})
+public final class BenchCommand implements Callable<Integer>
+{
+    private static final long BUCKET_WINDOW_MS = FloodgateConfig.MAX_WINDOW_MS;
+    private static final long WINDOW_WINDOW_MS = 3_600_000L;
+    private static final long DEFAULT_WINDOW_LIMIT = 1_000_000L;
+    private static final long[] NICE_LIMITS = {100_000, 50_000, 20_000, 10_000, 5_000, 2_000, 1_000, 500, 200, 100};
+    private static final List<String> WORKER_JVM = List.of("-Xmx256m");
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--file", paramLabel = "PATH",
+        description = "Create the scratch table here (must not exist). Default: a new temporary directory.")
+    private Path file;
+
+    @Option(names = "--processes", paramLabel = "P", defaultValue = "2", description = "JVMs (default ${DEFAULT-VALUE}).")
+    private int processes;
+
+    @Option(names = "--threads", paramLabel = "T", defaultValue = "2",
+        description = "Threads per JVM (default ${DEFAULT-VALUE}).")
+    private int threads;
+
+    @Option(names = "--door", paramLabel = "DOOR", defaultValue = "window",
+        description = "bucket (checkLimit) or window (checkLimitInCaller); default ${DEFAULT-VALUE}.")
+    private String door;
+
+    @Option(names = "--keys", paramLabel = "K", defaultValue = "16", description = "Identifiers (default ${DEFAULT-VALUE}).")
+    private int keys;
+
+    @Option(names = "--duration", paramLabel = "D", defaultValue = "5s",
+        description = "Run length: seconds, or like 5s, 1500ms, 1m (default ${DEFAULT-VALUE}).")
+    private String duration;
+
+    @Option(names = "--limit", paramLabel = "L",
+        description = "Per-key limit. Default: window 1,000,000 per hour; bucket the largest round limit per 7 " +
+            "days whose next token comes after the run ends, so the expectation stays exact.")
+    private Long limit;
+
+    @Option(names = "--keep", description = "Keep the scratch table and worker logs.")
+    private boolean keep;
+
+    @Override
+    public Integer call()
+    {
+        final Lane.Door chosen = parseDoor();
+        final long durationNs = parseDuration();
+        if (processes < 1 || processes > 32 || threads < 1 || threads > 256 || keys < 1 || keys > 1_000_000)
+        {
+            throw new ParameterException(spec.commandLine(), "expected 1-32 processes, 1-256 threads, 1-1000000 keys");
+        }
+        final boolean bucket = chosen == Lane.Door.BUCKET;
+        final Action action = bucket ? Action.AUTH : Action.PUBLISH;
+        final long windowMs = bucket ? BUCKET_WINDOW_MS : WINDOW_WINDOW_MS;
+        final long perKey = limit != null ? limit : bucket ? bucketLimit(durationNs) : DEFAULT_WINDOW_LIMIT;
+        if (perKey < 1 || perKey > FloodgateConfig.MAX_LIMIT || bucket && !TokenBucket.fits(perKey, windowMs))
+        {
+            throw new ParameterException(spec.commandLine(), "--limit " + perKey + ": expected 1 to " +
+                FloodgateConfig.MAX_LIMIT + (bucket ? " that the token bucket can represent per " + windowMs + " ms" : ""));
+        }
+        // Exact only when no token comes back during the run: one window for the window door, and for the bucket
+        // an emission interval (window / limit) longer than the run.
+        final boolean checkable = !bucket || windowMs * 1_000_000L / perKey > durationNs + TimeUnit.SECONDS.toNanos(1);
+        final WindowAlignment alignment = bucket ? null : new WindowAlignment(windowMs, durationNs);
+        final PrintWriter out = spec.commandLine().getOut();
+        // Sized like a production table: the engine sizes each process's key cache from the capacity.
+        final long capacity = Math.max(FloodgateConfig.DEFAULT_CAPACITY, 4L * keys + 100);
+        try (ScratchTable scratch = ScratchTable.create(file, capacity, "floodgate-bench-"))
+        {
+            scratch.keep(keep);
+            final Lane lane = new Lane(chosen, action, threads, 0, "key-", keys);
+            out.printf("Floodgate bench: %d JVMs x %d threads, %s door (%s) on %,d keys, limit %,d per %s per key, " +
+                "for %s%n", processes, threads, chosen.name().toLowerCase(Locale.ROOT),
+                bucket ? "checkLimit" : "checkLimitInCaller", keys, perKey, Durations.nanos(windowMs * 1_000_000L),
+                Durations.nanos(durationNs));
+            out.printf("  table %s (%d shards)%n", scratch.file(), scratch.shards());
+            out.flush();
+            final List<String> args = List.of("--file", scratch.file().toString(),
+                "--capacity", Long.toString(capacity), "--lane", lane.format(),
+                "--limit", action.configPrefix() + "=" + perKey + "/" + windowMs, "--latency");
+            final long[] startEnd = new long[2];
+            final List<WorkerProcess> workers = LoadRun.run(processes, WORKER_JVM, args, scratch.dir(), durationNs,
+                earliest ->
+                {
+                    startEnd[0] = alignment == null ? earliest : alignment.applyAsLong(earliest);
+                    startEnd[1] = startEnd[0] + durationNs;
+                    return startEnd[0];
+                }, out);
+            final List<EntrySnapshot> entries;
+            try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
+            {
+                entries = TableSnapshot.entries(table);
+            }
+            out.println();
+            final Histogram latency = printThroughput(out, workers);
+            out.println();
+            out.printf("latency per check (ns, timer included): p50 %,d  p90 %,d  p99 %,d  p99.9 %,d  p99.99 %,d  " +
+                "max %,d%n", latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
+                latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9),
+                latency.getValueAtPercentile(99.99), latency.getMaxValue());
+            final Exactness.Verdict verdict = Exactness.check(action, perKey, Exactness.merge(workers), entries);
+            final boolean oneWindow = alignment == null ||
+                alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]);
+            out.printf("admitted %,d of %,d attempts on %,d keys; refusals %,d counted by the JVMs, %,d in the " +
+                "table%n", verdict.admitted(), verdict.attempts(), verdict.keys(), verdict.refused(), verdict.blocked());
+            if (!checkable)
+            {
+                out.printf("exactness not checked: a token refills every %s, within the run%n",
+                    Durations.nanos(windowMs * 1_000_000L / perKey));
+                return ExitCode.OK;
+            }
+            verdict.problems().stream().limit(10).forEach(p -> out.println("  problem: " + p));
+            if (!oneWindow)
+            {
+                out.println("  problem: the run crossed a window boundary");
+            }
+            final boolean exact = verdict.exact() && oneWindow;
+            out.printf(exact ? "exact: the quotas allow %,d and %,d were admitted%n" :
+                "NOT EXACT: the quotas allow %,d but %,d were admitted%n", verdict.expected(), verdict.admitted());
+            out.flush();
+            return exact ? ExitCode.OK : ExitCode.REFUSED;
+        }
+    }
+
+    private Histogram printThroughput(final PrintWriter out, final List<WorkerProcess> workers)
+    {
+        final TextTable table = new TextTable(new String[] {"JVM", "PID", "CHECKS", "CHECKS/S", "ADMITTED", "REFUSED"},
+            new boolean[] {false, true, true, true, true, true});
+        final Histogram all = new Histogram(3);
+        long checks = 0;
+        double rate = 0;
+        long admitted = 0;
+        long refused = 0;
+        for (final WorkerProcess worker : workers)
+        {
+            long a = 0;
+            long r = 0;
+            for (final long[] counts : worker.keys().values())
+            {
+                a += counts[0];
+                r += counts[1];
+            }
+            final double perSecond = worker.checks() / (worker.elapsedNanos() / 1e9);
+            table.row("#" + worker.index(), Long.toString(worker.pid()), String.format("%,d", worker.checks()),
+                String.format("%,.0f", perSecond), String.format("%,d", a), String.format("%,d", r));
+            checks += worker.checks();
+            rate += perSecond;
+            admitted += a;
+            refused += r;
+            if (worker.histogram() != null)
+            {
+                all.add(worker.histogram());
+            }
+        }
+        table.row("total", "", String.format("%,d", checks), String.format("%,.0f", rate),
+            String.format("%,d", admitted), String.format("%,d", refused));
+        table.print(out);
+        return all;
+    }
+
+    private Lane.Door parseDoor()
+    {
+        try
+        {
+            return Lane.Door.valueOf(door.trim().toUpperCase(Locale.ROOT));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), "--door '" + door + "': expected bucket or window");
+        }
+    }
+
+    private long parseDuration()
+    {
+        try
+        {
+            final long nanos = Durations.parse(duration);
+            if (nanos > TimeUnit.MINUTES.toNanos(10))
+            {
+                throw new IllegalArgumentException("'" + duration + "': at most 10 minutes");
+            }
+            return nanos;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), "--duration " + ex.getMessage());
+        }
+    }
+
+    /** The largest round limit whose emission interval over 7 days exceeds the run by a minute. */
+    private static long bucketLimit(final long durationNs)
+    {
+        final long windowNs = BUCKET_WINDOW_MS * 1_000_000L;
+        for (final long candidate : NICE_LIMITS)
+        {
+            if (windowNs / candidate > durationNs + TimeUnit.MINUTES.toNanos(1) && TokenBucket.fits(candidate,
+                BUCKET_WINDOW_MS))
+            {
+                return candidate;
+            }
+        }
+        return 10;
+    }
+}

@@ -1,0 +1,185 @@
+package dev.floodgate.tools.command;
+
+import dev.floodgate.Action;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.FileOption;
+import dev.floodgate.tools.format.Durations;
+import dev.floodgate.tools.format.TextTable;
+import dev.floodgate.tools.load.Exactness;
+import dev.floodgate.tools.load.Lane;
+import dev.floodgate.tools.load.LoadRun;
+import dev.floodgate.tools.load.ScratchTable;
+import dev.floodgate.tools.load.WindowAlignment;
+import dev.floodgate.tools.load.WorkerProcess;
+import dev.floodgate.tools.table.EntrySnapshot;
+import dev.floodgate.tools.table.TableSnapshot;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code floodgate demo}: three broker-like JVMs share one table and hammer two quotas at once; the totals
+ * come out exactly at the quotas. One screen that shows a newcomer what Floodgate does.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = {"Starts broker-like JVMs that share one new table and hammer it for a few seconds: many " +
+        "threads publish as one user (sharded window door), a few IPs fail logins (exact token bucket door).",
+        "Prints what each JVM admitted and refused, checks that the totals are exactly the quotas (exit 1 if " +
+        "not), and ends with a dump. Uses a temporary directory, removed afterwards."})
+public final class DemoCommand implements Callable<Integer>
+{
+    /** The publish and auth windows: one hour, so the whole run sits in one window and no token refills. */
+    static final long WINDOW_MS = 3_600_000L;
+    private static final String PUBLISHER = "alice";
+    /** The demo shows exactness, not speed: C1 only and a small heap start three JVMs about twice as fast. */
+    private static final List<String> WORKER_JVM = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    private static final String IP_PREFIX = "203.0.113.";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--file", paramLabel = "PATH",
+        description = "Create the demo table here (must not exist). Default: a new temporary directory.")
+    private java.nio.file.Path file;
+
+    @Option(names = "--processes", paramLabel = "P", defaultValue = "3", description = "Broker JVMs (default ${DEFAULT-VALUE}).")
+    private int processes;
+
+    @Option(names = "--threads", paramLabel = "T", defaultValue = "4",
+        description = "Publishing threads per JVM (default ${DEFAULT-VALUE}).")
+    private int threads;
+
+    @Option(names = "--seconds", paramLabel = "S", defaultValue = "3", description = "Run length (default ${DEFAULT-VALUE}).")
+    private int seconds;
+
+    @Option(names = "--publish-limit", paramLabel = "N", defaultValue = "50000",
+        description = "alice's produce requests per hour, over every JVM (default ${DEFAULT-VALUE}).")
+    private long publishLimit;
+
+    @Option(names = "--ips", paramLabel = "N", defaultValue = "4", description = "Attacking IPs (default ${DEFAULT-VALUE}).")
+    private int ips;
+
+    @Option(names = "--auth-limit", paramLabel = "N", defaultValue = "10",
+        description = "Login attempts per IP per hour (default ${DEFAULT-VALUE}).")
+    private long authLimit;
+
+    @Option(names = "--keep", description = "Keep the table and worker logs instead of deleting them.")
+    private boolean keep;
+
+    @Override
+    public Integer call()
+    {
+        if (processes < 1 || processes > 16 || threads < 1 || threads > 64 || seconds < 1 || seconds > 600 ||
+            ips < 1 || ips > 1000 || publishLimit < 1 || authLimit < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "expected 1-16 processes, 1-64 threads, 1-600 " +
+                "seconds, 1-1000 ips and positive limits");
+        }
+        final PrintWriter out = spec.commandLine().getOut();
+        final long durationNs = TimeUnit.SECONDS.toNanos(seconds);
+        final WindowAlignment alignment = new WindowAlignment(WINDOW_MS, durationNs);
+        try (ScratchTable scratch = ScratchTable.create(file, 10_000, "floodgate-demo-"))
+        {
+            scratch.keep(keep);
+            final Lane publish = new Lane(Lane.Door.WINDOW, Action.PUBLISH, threads, 0, PUBLISHER, 1);
+            final Lane auth = new Lane(Lane.Door.BUCKET, Action.AUTH, 1, 1000, IP_PREFIX, ips);
+            out.printf("Floodgate demo: %d broker JVMs share one rate-limit table in shared memory.%n", processes);
+            out.printf("  table    %s (%d shards)%n", scratch.file(), scratch.shards());
+            out.printf("  publish  user '%s' may produce %,d per hour in total; %d threads per JVM call " +
+                "checkLimitInCaller (sharded window, no lock)%n", PUBLISHER, publishLimit, threads);
+            out.printf("  auth     each of %d IPs may try %d logins per hour; one thread per JVM fails a login " +
+                "every ms through checkLimit (exact token bucket)%n", ips, authLimit);
+            out.printf("starting %d JVMs for %ds ...%n", processes, seconds);
+            out.flush();
+            final List<String> args = List.of("--file", scratch.file().toString(), "--capacity", "10000",
+                "--lane", publish.format(), "--lane", auth.format(),
+                "--limit", "publish=" + publishLimit + "/" + WINDOW_MS, "--limit", "auth=" + authLimit + "/" + WINDOW_MS);
+            final long[] startEnd = new long[2];
+            final List<WorkerProcess> workers = LoadRun.run(processes, WORKER_JVM, args, scratch.dir(), durationNs, earliest ->
+            {
+                startEnd[0] = alignment.applyAsLong(earliest);
+                startEnd[1] = startEnd[0] + durationNs;
+                return startEnd[0];
+            }, out);
+            final List<EntrySnapshot> entries;
+            try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
+            {
+                entries = TableSnapshot.entries(table);
+            }
+            final Map<String, Exactness.KeyTotal> totals = Exactness.merge(workers);
+            out.println();
+            printPerJvm(out, workers);
+            out.println();
+            final Exactness.Verdict publishVerdict = Exactness.check(Action.PUBLISH, publishLimit, totals, entries);
+            final Exactness.Verdict authVerdict = Exactness.check(Action.AUTH, authLimit, totals, entries);
+            final boolean oneWindow = alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]);
+            out.printf("publish  %s: %,d admitted of %,d attempts; the quota allows %,d%s%n", PUBLISHER,
+                publishVerdict.admitted(), publishVerdict.attempts(), publishVerdict.expected(),
+                publishVerdict.exact() ? " - exact" : " - WRONG");
+            out.printf("auth     %d IPs: %,d admitted of %,d attempts; the quota allows %,d (%d each)%s%n",
+                authVerdict.keys(), authVerdict.admitted(), authVerdict.attempts(), authVerdict.expected(), authLimit,
+                authVerdict.exact() ? " - exact" : " - WRONG");
+            out.printf("refusals %,d counted by the JVMs, %,d in the table's blocked counters%n",
+                publishVerdict.refused() + authVerdict.refused(), publishVerdict.blocked() + authVerdict.blocked());
+            final boolean exact = publishVerdict.exact() && authVerdict.exact() && oneWindow;
+            for (final String problem : publishVerdict.problems())
+            {
+                out.println("  problem: " + problem);
+            }
+            for (final String problem : authVerdict.problems())
+            {
+                out.println("  problem: " + problem);
+            }
+            if (!oneWindow)
+            {
+                out.println("  problem: the run crossed a window boundary");
+            }
+            out.println(exact ? "OK: " + processes + " JVMs together admitted exactly what the quotas allow." :
+                "FAILED: the totals do not match the quotas.");
+            out.println();
+            out.println("floodgate dump --file " + scratch.file() + (keep ? "" : "   (removed when the demo ends)"));
+            DumpCommand.print(out, entries.stream().filter(e -> !e.tombstoned())
+                .sorted(java.util.Comparator.comparing((EntrySnapshot e) -> e.action().ordinal())
+                    .thenComparing(EntrySnapshot::label).thenComparing(e -> e.kind().ordinal()))
+                .toList(), System.nanoTime());
+            out.flush();
+            return exact ? ExitCode.OK : ExitCode.REFUSED;
+        }
+    }
+
+    private static void printPerJvm(final PrintWriter out, final List<WorkerProcess> workers)
+    {
+        final TextTable table = new TextTable(
+            new String[] {"JVM", "PID", "PUBLISH ADMITTED", "PUBLISH REFUSED", "AUTH ADMITTED", "AUTH REFUSED"},
+            new boolean[] {false, true, true, true, true, true});
+        final long[] sum = new long[4];
+        for (final WorkerProcess worker : workers)
+        {
+            final long[] counts = new long[4];
+            for (final Map.Entry<String, long[]> key : worker.keys().entrySet())
+            {
+                final int base = key.getKey().startsWith("publish ") ? 0 : 2;
+                counts[base] += key.getValue()[0];
+                counts[base + 1] += key.getValue()[1];
+            }
+            for (int i = 0; i < 4; i++)
+            {
+                sum[i] += counts[i];
+            }
+            table.row("#" + worker.index(), Long.toString(worker.pid()), String.format("%,d", counts[0]),
+                String.format("%,d", counts[1]), String.format("%,d", counts[2]), String.format("%,d", counts[3]));
+        }
+        table.row("total", "", String.format("%,d", sum[0]), String.format("%,d", sum[1]),
+            String.format("%,d", sum[2]), String.format("%,d", sum[3]));
+        table.print(out);
+    }
+}

@@ -1,0 +1,51 @@
+package dev.floodgate.tools.command;
+
+import dev.floodgate.Action;
+import dev.floodgate.tools.ActionConverter;
+import dev.floodgate.tools.table.EntryKind;
+import dev.floodgate.tools.table.EntrySnapshot;
+import picocli.CommandLine.Option;
+
+/** The {@code --action}, {@code --identifier} and {@code --kind} filters of {@code dump}. */
+public final class EntryFilter
+{
+    @Option(names = "--action", paramLabel = "ACTION", converter = ActionConverter.class,
+        description = "Only this action: auth, dashboard_auth, dashboard_api, publish, subscribe.")
+    private Action action;
+
+    @Option(names = "--identifier", paramLabel = "ID",
+        description = "Only this identifier (exact; an identifier longer than the stored label matches its label).")
+    private String identifier;
+
+    @Option(names = "--kind", paramLabel = "KIND", converter = KindConverter.class,
+        description = "Only this kind: bucket, window, blocked.")
+    private EntryKind kind;
+
+    /**
+     * @param entry a snapshot.
+     * @return true when it passes every filter given.
+     */
+    public boolean test(final EntrySnapshot entry)
+    {
+        return (action == null || entry.action() == action) && (kind == null || entry.kind() == kind) &&
+            (identifier == null || identifier.equals(entry.label()) ||
+            entry.labelCut() && identifier.startsWith(entry.label()));
+    }
+
+    /** Parses {@code --kind}; an unknown kind is a usage error. */
+    public static final class KindConverter implements picocli.CommandLine.ITypeConverter<EntryKind>
+    {
+        @Override
+        public EntryKind convert(final String value)
+        {
+            try
+            {
+                return EntryKind.parse(value);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new picocli.CommandLine.TypeConversionException(ex.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.floodgate.tools.format;
+
+/** Short human durations: {@code 850ns}, {@code 12.3ms}, {@code 4.0s}, {@code 3m12s}, {@code 2h05m}, {@code 3d04h}. */
+public final class Durations
+{
+    private static final long US = 1_000L;
+    private static final long MS = 1_000_000L;
+    private static final long S = 1_000_000_000L;
+
+    private Durations()
+    {
+    }
+
+    /**
+     * @param nanos a duration; negative durations print with a minus sign.
+     * @return the duration in its largest sensible unit.
+     */
+    public static String nanos(final long nanos)
+    {
+        if (nanos < 0)
+        {
+            return "-" + nanos(-nanos);
+        }
+        if (nanos < US)
+        {
+            return nanos + "ns";
+        }
+        if (nanos < MS)
+        {
+            return String.format("%.1fus", nanos / (double)US);
+        }
+        if (nanos < S)
+        {
+            return String.format("%.1fms", nanos / (double)MS);
+        }
+        if (nanos < 60 * S)
+        {
+            return String.format("%.1fs", nanos / (double)S);
+        }
+        final long seconds = nanos / S;
+        if (seconds < 3600)
+        {
+            return String.format("%dm%02ds", seconds / 60, seconds % 60);
+        }
+        if (seconds < 86_400)
+        {
+            return String.format("%dh%02dm", seconds / 3600, seconds % 3600 / 60);
+        }
+        return String.format("%dd%02dh", seconds / 86_400, seconds % 86_400 / 3600);
+    }
+
+    /**
+     * Parses a duration as an operator types it: {@code 5}, {@code 5s}, {@code 500ms}, {@code 2m}.
+     *
+     * @param text the duration; a bare number means seconds.
+     * @return nanoseconds.
+     * @throws IllegalArgumentException naming the text and the accepted forms.
+     */
+    public static long parse(final String text)
+    {
+        final String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        try
+        {
+            final long nanos;
+            if (t.endsWith("ms"))
+            {
+                nanos = Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 2)), MS);
+            }
+            else if (t.endsWith("s"))
+            {
+                nanos = Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), S);
+            }
+            else if (t.endsWith("m"))
+            {
+                nanos = Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), 60 * S);
+            }
+            else
+            {
+                nanos = Math.multiplyExact(Long.parseLong(t), S);
+            }
+            if (nanos <= 0)
+            {
+                throw new NumberFormatException();
+            }
+            return nanos;
+        }
+        catch (final NumberFormatException | ArithmeticException ex)
+        {
+            throw new IllegalArgumentException("'" + text + "': expected a positive duration such as 5, 5s, " +
+                "500ms or 2m");
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package dev.floodgate.tools.load;
+
+import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.tools.CliException;
+import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.FloodgateCli;
+import dev.floodgate.tools.format.Durations;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * Runs worker JVMs against one table with the discipline {@code demo} and {@code bench} share: start them all,
+ * wait (bounded) until each has opened the table, release them together at one monotonic instant, show a
+ * progress line, wait (bounded) for them to finish, and reap every one of them on any failure, including
+ * Ctrl-C of the parent.
+ */
+public final class LoadRun
+{
+    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final long EXIT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long RELEASE_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+
+    private final List<WorkerProcess> workers = new ArrayList<>();
+
+    private LoadRun()
+    {
+    }
+
+    /**
+     * @param processes  worker JVMs.
+     * @param jvmArgs    the workers' JVM options (heap, JIT), besides the engine's flags.
+     * @param workerArgs the {@code worker} command's arguments (file, lanes, limits).
+     * @param logDir     where each worker's standard error goes.
+     * @param durationNs how long the workers run.
+     * @param alignStart given the earliest start, returns the start to use (e.g. to keep a run inside one window).
+     * @param out        where the progress line goes.
+     * @return the finished workers, every one of which exited cleanly.
+     * @throws CliException exit code 1 when a worker fails to start, report or finish.
+     */
+    public static List<WorkerProcess> run(
+        final int processes,
+        final List<String> jvmArgs,
+        final List<String> workerArgs,
+        final Path logDir,
+        final long durationNs,
+        final LongUnaryOperator alignStart,
+        final PrintWriter out)
+    {
+        final LoadRun run = new LoadRun();
+        final Thread reaper = new Thread(run::reapAll, "floodgate-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
+        try
+        {
+            return run.execute(processes, jvmArgs, workerArgs, logDir, durationNs, alignStart, out);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new CliException(ExitCode.REFUSED, "interrupted");
+        }
+        finally
+        {
+            run.reapAll();
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(reaper);
+            }
+            catch (final IllegalStateException shuttingDown)
+            {
+                // the hook is running or will: it reaps too
+            }
+        }
+    }
+
+    private List<WorkerProcess> execute(
+        final int processes,
+        final List<String> jvmArgs,
+        final List<String> workerArgs,
+        final Path logDir,
+        final long durationNs,
+        final LongUnaryOperator alignStart,
+        final PrintWriter out) throws InterruptedException
+    {
+        final List<String> args = new ArrayList<>();
+        args.add("worker");
+        args.addAll(workerArgs);
+        final List<String> command = JvmFlags.javaCommand(FloodgateCli.class.getName(),
+            System.getProperty("java.class.path"), jvmArgs, args);
+        for (int i = 1; i <= processes; i++)
+        {
+            try
+            {
+                workers.add(WorkerProcess.start(i, command, logDir.resolve("worker-" + i + ".log")));
+            }
+            catch (final IOException ex)
+            {
+                throw new CliException(ExitCode.REFUSED, "cannot start worker JVM " + i + ": " + ex.getMessage());
+            }
+        }
+        final long readyDeadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+        for (final WorkerProcess worker : workers)
+        {
+            if (!worker.awaitReady(readyDeadline))
+            {
+                throw new CliException(ExitCode.REFUSED, "a worker did not open the table: " + worker.failure());
+            }
+        }
+        final long start = alignStart.applyAsLong(System.nanoTime() + RELEASE_DELAY_NANOS);
+        final long end = start + durationNs;
+        for (final WorkerProcess worker : workers)
+        {
+            try
+            {
+                worker.release(start, end);
+            }
+            catch (final IOException ex)
+            {
+                throw new CliException(ExitCode.REFUSED, "cannot release worker: " + worker.failure());
+            }
+        }
+        progress(out, start, end);
+        final long exitDeadline = end + EXIT_GRACE_NANOS;
+        for (final WorkerProcess worker : workers)
+        {
+            if (!worker.awaitExit(exitDeadline))
+            {
+                throw new CliException(ExitCode.REFUSED, "a worker failed: " + worker.failure());
+            }
+        }
+        return List.copyOf(workers);
+    }
+
+    private void progress(final PrintWriter out, final long start, final long end) throws InterruptedException
+    {
+        final boolean interactive = System.console() != null;
+        final long stepNs = TimeUnit.MILLISECONDS.toNanos(interactive ? 200 : 1000);
+        long next = Math.max(System.nanoTime(), start);
+        while (true)
+        {
+            final long now = System.nanoTime();
+            if (now - next < 0)
+            {
+                TimeUnit.NANOSECONDS.sleep(next - now); // the progress cadence, not a synchronisation
+                continue;
+            }
+            final boolean last = now - end >= 0;
+            long checks = 0;
+            long admitted = 0;
+            for (final WorkerProcess worker : workers)
+            {
+                checks += worker.checksSoFar();
+                admitted += worker.admittedSoFar();
+            }
+            final String line = String.format("  running %s of %s: %d JVMs, %,d checks, %,d admitted",
+                Durations.nanos(Math.max(0, Math.min(now, end) - start)), Durations.nanos(end - start),
+                workers.size(), checks, admitted);
+            if (interactive)
+            {
+                out.print("\r" + line + "   ");
+                if (last)
+                {
+                    out.println();
+                }
+            }
+            else
+            {
+                out.println(line);
+            }
+            out.flush();
+            if (last)
+            {
+                return;
+            }
+            next += stepNs;
+            if (next - end > 0)
+            {
+                next = end;
+            }
+        }
+    }
+
+    private void reapAll()
+    {
+        for (final WorkerProcess worker : workers)
+        {
+            worker.reap();
+        }
+    }
+}

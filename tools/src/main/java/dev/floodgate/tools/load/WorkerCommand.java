@@ -1,0 +1,267 @@
+package dev.floodgate.tools.load;
+
+import dev.floodgate.Action;
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The hidden {@code worker} command: one broker-like JVM of {@code demo} and {@code bench}. It opens the
+ * table as a broker would, says {@code READY}, waits for {@code GO start end} (monotonic nanoseconds, the same
+ * clock in every process of the host) on standard input so that every worker starts at the same instant,
+ * runs its lanes until {@code end}, and reports on standard output, one record a line:
+ *
+ * <pre>
+ * READY pid
+ * PROGRESS checks admitted            every 100 ms
+ * KEY action identifier admitted refused   one per key it checked
+ * HISTO base64                        latency histogram (compressed HdrHistogram), with --latency
+ * DONE checks elapsedNanos
+ * </pre>
+ */
+@Command(name = "worker", hidden = true, description = "Internal: one load-generating JVM of demo and bench.")
+public final class WorkerCommand implements Callable<Integer>
+{
+    private static final long PROGRESS_NANOS = 100_000_000L;
+    private static final int PUBLISH_EVERY = 1024;
+
+    @Option(names = "--file", required = true)
+    private Path file;
+
+    @Option(names = "--lane", required = true)
+    private List<String> lanes;
+
+    @Option(names = "--limit", description = "action=limit/windowMs")
+    private List<String> limits = new ArrayList<>();
+
+    @Option(names = "--capacity", defaultValue = "100000")
+    private long capacity;
+
+    @Option(names = "--latency")
+    private boolean latency;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+            StandardCharsets.UTF_8);
+        final FloodgateConfig.Builder builder = FloodgateConfig.builder().file(file).capacity(capacity);
+        for (final String limit : limits)
+        {
+            final String[] parts = limit.split("[=/]");
+            builder.limit(Action.parse(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
+        }
+        final List<Lane> parsed = lanes.stream().map(Lane::parse).toList();
+        try (Floodgate gate = Floodgate.open(builder.build()))
+        {
+            out.println("READY " + ProcessHandle.current().pid());
+            final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            final String go = in.readLine();
+            if (go == null || !go.startsWith("GO "))
+            {
+                System.err.println("worker: expected 'GO start end' on standard input, got " + go);
+                return 1;
+            }
+            final String[] words = go.split(" ");
+            final long start = Long.parseLong(words[1]);
+            final long end = Long.parseLong(words[2]);
+            return run(gate, parsed, start, end, out);
+        }
+    }
+
+    private int run(final Floodgate gate, final List<Lane> lanes, final long start, final long end,
+        final PrintStream out) throws InterruptedException
+    {
+        final List<LoadThread> threads = new ArrayList<>();
+        int total = 0;
+        for (final Lane lane : lanes)
+        {
+            total += lane.threads();
+        }
+        final AtomicLongArray progress = new AtomicLongArray(total * 2);
+        int index = 0;
+        for (final Lane lane : lanes)
+        {
+            for (int t = 0; t < lane.threads(); t++)
+            {
+                threads.add(new LoadThread(gate, lane, t, index++, progress, start, end, latency));
+            }
+        }
+        threads.forEach(Thread::start);
+        while (System.nanoTime() - end < 0)
+        {
+            LockSupport.parkNanos(Math.min(PROGRESS_NANOS, Math.max(1, end - System.nanoTime())));
+            long checks = 0;
+            long admitted = 0;
+            for (int i = 0; i < total; i++)
+            {
+                checks += progress.get(2 * i);
+                admitted += progress.get(2 * i + 1);
+            }
+            out.println("PROGRESS " + checks + " " + admitted);
+        }
+        long checks = 0;
+        long elapsed = 0;
+        final Histogram histogram = latency ? new Histogram(3) : null;
+        for (final LoadThread thread : threads)
+        {
+            thread.join();
+            if (thread.failure != null)
+            {
+                thread.failure.printStackTrace();
+                return 1;
+            }
+            checks += thread.checks;
+            elapsed = Math.max(elapsed, thread.elapsedNanos);
+            if (histogram != null)
+            {
+                histogram.add(thread.histogram);
+            }
+        }
+        for (final Lane lane : lanes)
+        {
+            for (int k = 0; k < lane.keyCount(); k++)
+            {
+                long admitted = 0;
+                long refused = 0;
+                for (final LoadThread thread : threads)
+                {
+                    if (thread.lane == lane)
+                    {
+                        admitted += thread.admitted[k];
+                        refused += thread.refused[k];
+                    }
+                }
+                if (admitted + refused > 0)
+                {
+                    out.println("KEY " + lane.action().configPrefix() + " " + lane.key(k) + " " + admitted + " " +
+                        refused);
+                }
+            }
+        }
+        if (histogram != null)
+        {
+            final ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+            final int length = histogram.encodeIntoCompressedByteBuffer(buffer);
+            out.println("HISTO " + Base64.getEncoder().encodeToString(
+                java.util.Arrays.copyOf(buffer.array(), length)));
+        }
+        out.println("DONE " + checks + " " + elapsed);
+        return 0;
+    }
+
+    /** One thread of one lane: checks keys round robin from its own starting key until the end time. */
+    private static final class LoadThread extends Thread
+    {
+        private final Floodgate gate;
+        private final Lane lane;
+        private final int slot;
+        private final AtomicLongArray progress;
+        private final long start;
+        private final long end;
+        private final long[] admitted;
+        private final long[] refused;
+        private final Histogram histogram;
+        private final int firstKey;
+        private long checks;
+        private long elapsedNanos;
+        private Throwable failure;
+
+        LoadThread(final Floodgate gate, final Lane lane, final int t, final int slot, final AtomicLongArray progress,
+            final long start, final long end, final boolean latency)
+        {
+            super("load-" + lane.action().configPrefix() + "-" + t);
+            this.gate = gate;
+            this.lane = lane;
+            this.slot = slot;
+            this.progress = progress;
+            this.start = start;
+            this.end = end;
+            this.admitted = new long[lane.keyCount()];
+            this.refused = new long[lane.keyCount()];
+            this.histogram = latency ? new Histogram(60_000_000_000L, 3) : null;
+            this.firstKey = (int)((t * 7919L + ProcessHandle.current().pid()) % lane.keyCount());
+        }
+
+        @Override
+        public void run()
+        {
+            try
+            {
+                final String[] keys = new String[lane.keyCount()];
+                for (int k = 0; k < keys.length; k++)
+                {
+                    keys[k] = lane.key(k);
+                }
+                final boolean bucket = lane.door() == Lane.Door.BUCKET;
+                final Action action = lane.action();
+                final long pauseNanos = lane.pauseMicros() * 1_000L;
+                while (System.nanoTime() - start < 0)
+                {
+                    LockSupport.parkNanos(20_000L); // released by the clock, the same instant in every worker
+                }
+                final long began = System.nanoTime();
+                int k = firstKey;
+                long n = 0;
+                long admittedTotal = 0;
+                long now = began;
+                while (now - end < 0)
+                {
+                    final long result = bucket ? gate.checkLimit(keys[k], action) :
+                        gate.checkLimitInCaller(keys[k], action);
+                    final long after = System.nanoTime();
+                    if (histogram != null)
+                    {
+                        histogram.recordValue(after - now);
+                    }
+                    if (result == Floodgate.ADMITTED)
+                    {
+                        admitted[k]++;
+                        admittedTotal++;
+                    }
+                    else
+                    {
+                        refused[k]++;
+                    }
+                    if (++k == keys.length)
+                    {
+                        k = 0;
+                    }
+                    if ((++n & (PUBLISH_EVERY - 1)) == 0 || pauseNanos > 0)
+                    {
+                        progress.lazySet(2 * slot, n);
+                        progress.lazySet(2 * slot + 1, admittedTotal);
+                    }
+                    if (pauseNanos > 0)
+                    {
+                        LockSupport.parkNanos(pauseNanos); // models login attempts at a human pace
+                    }
+                    now = pauseNanos > 0 ? System.nanoTime() : after;
+                }
+                progress.lazySet(2 * slot, n);
+                progress.lazySet(2 * slot + 1, admittedTotal);
+                checks = n;
+                elapsedNanos = now - began;
+            }
+            catch (final Throwable ex)
+            {
+                failure = ex;
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.floodgate.tools.table;
+
+import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.TableBusyException;
+import dev.floodgate.tools.CliException;
+import dev.floodgate.tools.ExitCode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Opens an existing table for the CLI, turning every file problem into a one-line {@link CliException} with
+ * exit code {@link ExitCode#FILE}.
+ *
+ * <p>{@link QuotaTable#open} creates a file that is absent, so the CLI checks existence first: a tool that is
+ * asked to look at a table must never make one up (a typo in {@code --file} would otherwise leave a fresh,
+ * empty table behind and report it as the truth).
+ */
+public final class TableFiles
+{
+    private TableFiles()
+    {
+    }
+
+    /**
+     * @param file the table's path.
+     * @return the open table; close it.
+     * @throws CliException exit code 3 when the file is missing, not a regular file, unreadable or foreign.
+     */
+    public static QuotaTable openExisting(final Path file)
+    {
+        requireExisting(file);
+        try
+        {
+            return QuotaTable.open(file, 1, 1, false, System.nanoTime());
+        }
+        catch (final FloodgateFileException ex)
+        {
+            throw fileProblem(ex);
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new CliException(ExitCode.FILE, file + ": cannot be opened: " + oneLine(ex.getMessage()));
+        }
+    }
+
+    /**
+     * @param file a path.
+     * @throws CliException exit code 3 when it does not exist, is not a regular file or is not readable.
+     */
+    public static void requireExisting(final Path file)
+    {
+        if (!Files.exists(file))
+        {
+            throw new CliException(ExitCode.FILE, file + ": no such file (set --file or FLOODGATE_FILE to the " +
+                "table your brokers use)");
+        }
+        if (!Files.isRegularFile(file))
+        {
+            throw new CliException(ExitCode.FILE, file + ": not a regular file");
+        }
+        if (!Files.isReadable(file))
+        {
+            throw new CliException(ExitCode.FILE, file + ": permission denied (not readable by this user)");
+        }
+    }
+
+    /**
+     * The check {@code reset} makes before it opens anything: a table it cannot write is refused with exit
+     * code 1, so the operator learns why instead of seeing a partial reset.
+     *
+     * @param file an existing path.
+     * @throws CliException exit code 1 when this user may not write the file.
+     */
+    public static void requireWritable(final Path file)
+    {
+        if (!Files.isWritable(file))
+        {
+            throw new CliException(ExitCode.REFUSED, file + ": not writable by this user, so nothing was reset " +
+                "(run as the brokers' user)");
+        }
+    }
+
+    /**
+     * @param ex why the engine could not open a table.
+     * @return exit code 3 naming the file's problem, or exit code 1 when the file is fine but a live process
+     * held the table guard past the timeout (the engine reports that from {@code open} as a file exception
+     * caused by a {@link TableBusyException}).
+     */
+    public static CliException fileProblem(final FloodgateFileException ex)
+    {
+        if (ex.getCause() instanceof TableBusyException busy)
+        {
+            return new CliException(ExitCode.REFUSED, "table busy, try again: " + oneLine(busy.getMessage()));
+        }
+        return new CliException(ExitCode.FILE, oneLine(ex.getMessage()));
+    }
+
+    private static String oneLine(final String message)
+    {
+        return message == null ? "unknown error" : message.replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
+}
