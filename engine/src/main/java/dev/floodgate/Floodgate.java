@@ -588,7 +588,7 @@ public final class Floodgate implements AutoCloseable
         for (final String difference : FloodgatePolicy.of(config).differences(file))
         {
             LOG.log(System.Logger.Level.WARNING, "{0}: adopting the file''s policy (generation {1}); this JVM''s " +
-                "configuration differs: {2} (set {3}=publish to publish it)", table.file(), generation, difference,
+                "configuration differs (this JVM -> file): {2} (set {3}=publish to publish it)", table.file(), generation, difference,
                 POLICY_ENV);
         }
     }

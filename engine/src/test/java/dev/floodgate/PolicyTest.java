@@ -221,6 +221,15 @@ class PolicyTest
     }
 
     @Test
+    void shouldFitTheFilesRecordInTheSmallestTable()
+    {
+        final Floodgate gate = open(config().file(dir.resolve("tiny.map")).capacity(1)
+            .limit(Action.PUBLISH, 2, 60_000).build());
+        assertEquals(2, admitted(gate, true, "u", 3));
+        assertEquals(1, gate.checks().get(Action.PUBLISH).refused());
+    }
+
+    @Test
     void shouldParseAndValidateAssignmentsWithTheConfigurationsMessages()
     {
         final FloodgateConfig base = config().build();

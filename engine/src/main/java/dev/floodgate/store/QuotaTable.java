@@ -43,6 +43,7 @@ public final class QuotaTable implements AutoCloseable
     private static final byte[] HEADER_KEY = new byte[KeyHasher.KEY_LENGTH];
     private static final int CHUNK = 64;
     private static final int MIN_SEGMENTS = 8;
+    private static final long MIN_SIZED_ENTRIES = 1_024;
 
     /** How long a check's cold path waits for the guard before it degrades: well inside a second. */
     public static final long CHECK_TIMEOUT_NANOS = 200_000_000L;
@@ -149,6 +150,11 @@ public final class QuotaTable implements AutoCloseable
                     FileHeader.FORMAT_VERSION ? " is newer than" : " is not") + " this Floodgate's version " +
                     FileHeader.FORMAT_VERSION, null);
             }
+            if (buffer.capacity() < FileHeader.LENGTH)
+            {
+                throw new FloodgateFileException(file, "damaged header: " + buffer.capacity() + " bytes, format " +
+                    "version " + FileHeader.FORMAT_VERSION + " needs " + FileHeader.LENGTH, null);
+            }
             if (header.shards() < 1 || header.shards() > 4096 || header.capacity() < 1)
             {
                 throw new FloodgateFileException(file, "damaged header: shards " + header.shards() + ", capacity " +
@@ -178,7 +184,7 @@ public final class QuotaTable implements AutoCloseable
         {
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
-            if (entry == null || entry.value().size() < FileHeader.LENGTH)
+            if (entry == null || entry.value().size() < FileHeader.CAPACITY_OFFSET)
             {
                 return null;
             }
@@ -231,7 +237,8 @@ public final class QuotaTable implements AutoCloseable
             .name("floodgate")
             .constantKeySizeBySample(new byte[KeyHasher.KEY_LENGTH])
             .averageValueSize(averageValue)
-            .entries(capacity + 1)
+            // small tables are sized for MIN_SIZED_ENTRIES: a segment tier must hold the file's record whole
+            .entries(Math.max(capacity, MIN_SIZED_ENTRIES) + 1)
             .minSegments(MIN_SEGMENTS) // spread locks and hostile keys even in a small table
             .actualChunkSize(CHUNK)
             .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (EntryLayout.SHARDS_OFFSET + 4096 * 64) / CHUNK)
