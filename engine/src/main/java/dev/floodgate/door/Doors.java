@@ -180,6 +180,11 @@ public final class Doors
         final long nowNanos = clock.nanos();
         final long nowMs = Math.floorDiv(nowNanos, 1_000_000L);
         final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
+        if (cursor.regime().limit() == 0)
+        {
+            counters.increment(a, CounterRegion.ADMITTED); // a clock a moment behind a switch-on: still off
+            return Floodgate.ADMITTED;
+        }
         if (cost > cursor.regime().limit())
         {
             return never(identifier, hash, action, rule);
@@ -302,6 +307,10 @@ public final class Doors
                 nows[i] = clock.nanos();
                 final long nowMs = Math.floorDiv(nows[i], 1_000_000L);
                 final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
+                if (cursor.regime().limit() == 0)
+                {
+                    continue; // still off at this clock reading
+                }
                 final QuotaSlot slot = c.cost() > cursor.regime().limit() ? null :
                     windowSlot(c.identifier(), hash, kindAction, c.action(), rule, index);
                 if (slot == null)

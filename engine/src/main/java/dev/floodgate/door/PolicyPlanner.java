@@ -15,7 +15,8 @@ import dev.floodgate.store.PolicyRegion;
  * margin covers a check in another process that loaded the old generation just before the flip and claims
  * a moment later, and clocks read a moment apart: it claims under the old regime's numbering, which stays
  * right until the epoch. A second change published before the pending epoch replaces the pending regime
- * (same epoch and base): the old regime stays in force until then either way.
+ * (same epoch and base): the old regime stays in force until then either way. An action switched on from
+ * off (limit 0) starts its regime at once: nothing was counted while it was off.
  */
 public final class PolicyPlanner
 {
@@ -47,6 +48,13 @@ public final class PolicyPlanner
             return new PolicyRegion.Block(limit, windowMs, shadow, old.version(), old.epochMs(), old.base(),
                 old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
         }
+        final WindowRegime inForce = new WindowRegime(old.limit(), old.windowMs(), old.epochMs(), old.base(), 1);
+        if (old.limit() == 0 && nowMs >= old.epochMs())
+        {
+            // switched off, so nothing was counted: the new regime can start now, numbered past the old one
+            return new PolicyRegion.Block(limit, windowMs, shadow, generation, nowMs, inForce.number(nowMs) + 1,
+                old.limit(), old.windowMs(), old.epochMs(), old.base());
+        }
         final long at = nowMs + SWITCH_MARGIN_MS;
         if (at < old.epochMs())
         {
@@ -54,7 +62,6 @@ public final class PolicyPlanner
             return new PolicyRegion.Block(limit, windowMs, shadow, generation, old.epochMs(), old.base(),
                 old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
         }
-        final WindowRegime inForce = new WindowRegime(old.limit(), old.windowMs(), old.epochMs(), old.base(), 1);
         final long number = inForce.number(at);
         final long epoch = inForce.startMs(number) + inForce.windowMs();
         return new PolicyRegion.Block(limit, windowMs, shadow, generation, epoch, number + 1,
