@@ -1,13 +1,16 @@
 package dev.floodgate;
 
+import dev.floodgate.door.CheckCounters;
 import dev.floodgate.door.CoarseClock;
+import dev.floodgate.door.PolicyPlanner;
 import dev.floodgate.door.Doors;
-import dev.floodgate.door.ShardedWindow;
 import dev.floodgate.door.TokenBucket;
 import dev.floodgate.janitor.Janitor;
 import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.KeyHasher;
+import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
 
@@ -48,6 +51,16 @@ public final class Floodgate implements AutoCloseable
 {
     /** The result of an admitted check. */
     public static final long ADMITTED = 0;
+    /**
+     * The result of a charge whose cost exceeds the whole limit: it can never succeed, whatever the wait, so
+     * no retry-after is given. Counted apart in {@link Stats.Checks#never()}. As a retry-after it reads
+     * "forever", so callers that treat any non-zero result as a refusal need no special case.
+     */
+    public static final long NEVER = Long.MAX_VALUE;
+    /** Environment variable that, set to {@code publish}, makes {@link #open} publish its configuration. */
+    public static final String POLICY_ENV = "FLOODGATE_POLICY";
+    /** System property equivalent of {@link #POLICY_ENV}. */
+    public static final String POLICY_PROPERTY = "floodgate.policy";
 
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
     private static final long HEARTBEAT_NANOS = 100_000_000L;
@@ -63,12 +76,14 @@ public final class Floodgate implements AutoCloseable
     }
 
     private final FloodgateConfig config;
-    private final boolean[] active;
+    private final boolean enabled;
     private final QuotaTable table;
     private final ProcessRegistry registry;
     private final int registrySlot;
     private final CoarseClock clock;
     private final Doors doors;
+    private final CounterRegion counterRegion;
+    private final CheckCounters counters;
     private final Janitor janitor;
     private final ScheduledExecutorService janitorThread;
     private final java.util.concurrent.atomic.AtomicBoolean emergencyPending =
@@ -79,17 +94,16 @@ public final class Floodgate implements AutoCloseable
     {
         this.config = config;
         this.table = table;
-        this.active = new boolean[Action.values().length];
-        for (final Action action : Action.values())
-        {
-            active[action.ordinal()] = config.enabled() && !config.limit(action).isOff();
-        }
+        this.enabled = config.enabled();
         final Ticker ticker = config.ticker();
+        this.counterRegion = new CounterRegion(table.header());
+        this.counters = new CheckCounters(Action.values().length);
         this.registry = new ProcessRegistry(table.header());
         this.registrySlot = registry.register(ThreadLocalRandom.current().nextLong(), ticker.nanos());
         this.clock = new CoarseClock(ticker, this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");
-        this.doors = new Doors(table, config, clock, this::requestEmergencyCleanup);
-        this.janitor = new Janitor(table, registry, ticker, config.reclaimGraceMs() * 1_000_000L, registrySlot);
+        this.doors = new Doors(table, config.capacity(), ticker, clock, counters, this::requestEmergencyCleanup);
+        this.janitor = new Janitor(table, registry, ticker, config.reclaimGraceMs() * 1_000_000L, registrySlot,
+            doors::policy);
         this.janitorThread = Executors.newSingleThreadScheduledExecutor(r ->
         {
             final Thread thread = new Thread(r, "floodgate-janitor");
@@ -115,6 +129,7 @@ public final class Floodgate implements AutoCloseable
             Runtime.getRuntime().availableProcessors(), config.groupReadable(), config.ticker().nanos());
         try
         {
+            publishOrAdopt(table, config);
             return new Floodgate(config, table);
         }
         catch (final RuntimeException | Error ex)
@@ -136,7 +151,7 @@ public final class Floodgate implements AutoCloseable
     public long checkLimit(final CharSequence identifier, final Action action)
     {
         Objects.requireNonNull(identifier, "identifier");
-        if (!active[action.ordinal()])
+        if (!enabled)
         {
             return ADMITTED;
         }
@@ -144,7 +159,33 @@ public final class Floodgate implements AutoCloseable
         {
             throw closedError();
         }
-        return doors.checkBucket(identifier, action);
+        return doors.checkBucket(identifier, action, 1);
+    }
+
+    /**
+     * Door 1, weighted: claims {@code cost} tokens at once, all or nothing (GCRA with an increment of
+     * {@code cost} emission intervals).
+     *
+     * @param identifier who; not empty.
+     * @param action     what.
+     * @param cost       tokens, at least 1.
+     * @return {@link #ADMITTED}; the milliseconds until {@code cost} tokens are available; or {@link #NEVER}
+     * when {@code cost} exceeds the limit.
+     * @throws IllegalArgumentException if the cost is below 1 or the identifier is empty.
+     */
+    public long checkLimit(final CharSequence identifier, final Action action, final long cost)
+    {
+        Objects.requireNonNull(identifier, "identifier");
+        requireCost(cost);
+        if (!enabled)
+        {
+            return ADMITTED;
+        }
+        if (closed)
+        {
+            throw closedError();
+        }
+        return doors.checkBucket(identifier, action, cost);
     }
 
     /**
@@ -159,7 +200,7 @@ public final class Floodgate implements AutoCloseable
     public long checkLimitInCaller(final CharSequence identifier, final Action action)
     {
         Objects.requireNonNull(identifier, "identifier");
-        if (!active[action.ordinal()])
+        if (!enabled)
         {
             return ADMITTED;
         }
@@ -167,7 +208,86 @@ public final class Floodgate implements AutoCloseable
         {
             throw closedError();
         }
-        return doors.checkWindow(identifier, action);
+        return doors.checkWindow(identifier, action, 1);
+    }
+
+    /**
+     * Door 2, weighted: claims {@code cost} tokens of the current window across the shards, all or nothing.
+     *
+     * @param identifier who; not empty.
+     * @param action     what.
+     * @param cost       tokens, at least 1.
+     * @return {@link #ADMITTED}; the milliseconds until the current window ends; or {@link #NEVER} when
+     * {@code cost} exceeds the limit.
+     * @throws IllegalArgumentException if the cost is below 1 or the identifier is empty.
+     */
+    public long checkLimitInCaller(final CharSequence identifier, final Action action, final long cost)
+    {
+        Objects.requireNonNull(identifier, "identifier");
+        requireCost(cost);
+        if (!enabled)
+        {
+            return ADMITTED;
+        }
+        if (closed)
+        {
+            throw closedError();
+        }
+        return doors.checkWindow(identifier, action, cost);
+    }
+
+    /**
+     * Charges several quotas at once, all or nothing (e.g. the records and the bytes of one produce): each is
+     * claimed in list order and, when one is refused, the ones already claimed are given back. A quota of an
+     * action in shadow mode never fails the whole. Each charge counts as one check of its action.
+     *
+     * @param charges the quotas; not empty.
+     * @return {@link #ADMITTED}, or the first refusing charge's result ({@link #NEVER} included).
+     */
+    public long charge(final List<Charge> charges)
+    {
+        Objects.requireNonNull(charges, "charges");
+        if (charges.isEmpty())
+        {
+            throw new IllegalArgumentException("charges is empty: expected at least one");
+        }
+        for (final Charge charge : charges)
+        {
+            requireIdentifier(charge.identifier());
+        }
+        if (!enabled)
+        {
+            return ADMITTED;
+        }
+        if (closed)
+        {
+            throw closedError();
+        }
+        return doors.charge(charges);
+    }
+
+    /**
+     * @return the policy every JVM mapping the file enforces now.
+     */
+    public FloodgatePolicy policy()
+    {
+        return toPolicy(doors.policy());
+    }
+
+    /**
+     * Publishes {@code newConfig}'s limits, windows and modes as the node's policy: every JVM mapping the file
+     * enforces it from its next check (a window's change from the window boundary after publication; see
+     * {@link dev.floodgate.door.PolicyPlanner}). Other settings of {@code newConfig} (file, capacity, janitor)
+     * are ignored.
+     *
+     * @param newConfig the configuration to take the policy from.
+     * @return the published policy.
+     */
+    public FloodgatePolicy reconfigure(final FloodgateConfig newConfig)
+    {
+        Objects.requireNonNull(newConfig, "newConfig");
+        publish(table, newConfig, config.ticker(), false);
+        return policy();
     }
 
     /**
@@ -299,7 +419,38 @@ public final class Floodgate implements AutoCloseable
             counts[EntryLayout.KIND_BLOCKED], tombstoned[0], table.capacity(), table.shards(), Map.copyOf(tableFull),
             Map.copyOf(degraded), table.guard().repairs(),
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
-            header.counterVolatile(FileHeader.REVIVED_OFFSET), registry.attached(), table.fileSize());
+            header.counterVolatile(FileHeader.REVIVED_OFFSET), registry.attached(), table.fileSize(), checks());
+    }
+
+    /**
+     * Per action check counters of every process, read from the file with volatile loads and no lock (what
+     * {@code floodgate watch} reads). This process's own counts since its last heartbeat (at most 100 ms) are
+     * flushed first.
+     *
+     * @return per action admitted, refused, shadowed and impossible checks.
+     */
+    public Map<Action, Stats.Checks> checks()
+    {
+        counters.flush(counterRegion, registrySlot);
+        return readChecks(table.header());
+    }
+
+    /**
+     * @param header a file's record.
+     * @return its per-action check counters, read without any lock.
+     */
+    public static Map<Action, Stats.Checks> readChecks(final FileHeader header)
+    {
+        final CounterRegion region = new CounterRegion(header);
+        final Map<Action, Stats.Checks> checks = new EnumMap<>(Action.class);
+        for (final Action action : Action.values())
+        {
+            final int a = action.ordinal();
+            checks.put(action, new Stats.Checks(region.totalVolatile(a, CounterRegion.ADMITTED),
+                region.totalVolatile(a, CounterRegion.REFUSED), region.totalVolatile(a, CounterRegion.SHADOWED),
+                region.totalVolatile(a, CounterRegion.NEVER)));
+        }
+        return Map.copyOf(checks);
     }
 
     /**
@@ -369,6 +520,7 @@ public final class Floodgate implements AutoCloseable
             Thread.currentThread().interrupt();
         }
         clock.close();
+        counters.flush(counterRegion, registrySlot); // the last counts, then fold them into the retired block
         registry.unregister(registrySlot);
         table.close();
     }
@@ -378,6 +530,7 @@ public final class Floodgate implements AutoCloseable
         try
         {
             registry.heartbeat(registrySlot, config.ticker().nanos());
+            counters.flush(counterRegion, registrySlot);
         }
         catch (final RuntimeException ex)
         {
@@ -420,6 +573,118 @@ public final class Floodgate implements AutoCloseable
     private IllegalStateException closedError()
     {
         return new IllegalStateException("Floodgate on " + config.file() + " is closed");
+    }
+
+    /**
+     * @param cost a charge's cost.
+     * @throws IllegalArgumentException naming the value when it is below 1.
+     */
+    static void requireCost(final long cost)
+    {
+        if (cost < 1)
+        {
+            throw new IllegalArgumentException("cost=" + cost + ": expected at least 1");
+        }
+    }
+
+    /**
+     * Publishes the file's first policy, or this configuration's when {@code FLOODGATE_POLICY=publish}
+     * ({@code floodgate.policy=publish}); otherwise adopts the file's and logs each key where this JVM's
+     * configuration differs.
+     */
+    private static void publishOrAdopt(final QuotaTable table, final FloodgateConfig config)
+    {
+        final String wanted = System.getProperty(POLICY_PROPERTY, System.getenv(POLICY_ENV));
+        final boolean publish = wanted != null && wanted.trim().equalsIgnoreCase("publish");
+        if (wanted != null && !wanted.isBlank() && !publish && !wanted.trim().equalsIgnoreCase("adopt"))
+        {
+            throw new IllegalArgumentException(POLICY_PROPERTY + "='" + wanted + "': expected publish or adopt");
+        }
+        final PolicyRegion region = new PolicyRegion(table.header(), Action.values().length);
+        final long published = publish(table, config, config.ticker(), !publish);
+        if (published > 0)
+        {
+            if (published > 1)
+            {
+                LOG.log(System.Logger.Level.INFO, "{0}: published this JVM''s policy as generation {1}",
+                    table.file(), published);
+            }
+            return;
+        }
+        final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
+        final long generation = region.read(blocks);
+        final FloodgatePolicy file = toPolicy(generation, blocks);
+        for (final String difference : FloodgatePolicy.of(config).differences(file))
+        {
+            LOG.log(System.Logger.Level.WARNING, "{0}: adopting the file''s policy (generation {1}); this JVM''s " +
+                "configuration differs (this JVM -> file): {2} (set {3}=publish to publish it)", table.file(), generation, difference,
+                POLICY_ENV);
+        }
+    }
+
+    /**
+     * Publishes under the table guard, so publishers serialise (and of two JVMs opening a new file together,
+     * exactly one publishes first; the other adopts).
+     *
+     * @param onlyIfNone publish only when the file has no policy yet.
+     * @return the new generation, or 0 when {@code onlyIfNone} and the file has a policy.
+     */
+    private static long publish(final QuotaTable table, final FloodgateConfig config, final Ticker ticker,
+        final boolean onlyIfNone)
+    {
+        final int actions = Action.values().length;
+        final PolicyRegion region = new PolicyRegion(table.header(), actions);
+        if (!table.guard().acquire(QuotaTable.TOOL_TIMEOUT_NANOS))
+        {
+            throw new dev.floodgate.store.TableBusyException(table.file() + ": process " +
+                table.guard().ownerVolatile() + " holds the table guard; the policy was not published");
+        }
+        try
+        {
+            final PolicyRegion.Block[] old = new PolicyRegion.Block[actions];
+            final long generation = region.read(old);
+            if (onlyIfNone && generation != 0)
+            {
+                return 0;
+            }
+            final long next = generation + 1;
+            final long nowMs = Math.floorDiv(ticker.nanos(), 1_000_000L);
+            final PolicyRegion.Block[] blocks = new PolicyRegion.Block[actions];
+            for (final Action action : Action.values())
+            {
+                final FloodgateConfig.Limit limit = config.limit(action);
+                blocks[action.ordinal()] = PolicyPlanner.plan(generation == 0 ? null : old[action.ordinal()],
+                    limit.limit(), limit.windowMs(), config.shadow(action), next, nowMs);
+            }
+            region.publishRelease(blocks, next);
+            return next;
+        }
+        finally
+        {
+            table.guard().release();
+        }
+    }
+
+    private static FloodgatePolicy toPolicy(final dev.floodgate.door.PolicySnapshot snapshot)
+    {
+        final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
+        for (final Action action : Action.values())
+        {
+            blocks[action.ordinal()] = snapshot.block(action);
+        }
+        return toPolicy(snapshot.generation(), blocks);
+    }
+
+    private static FloodgatePolicy toPolicy(final long generation, final PolicyRegion.Block[] blocks)
+    {
+        final Map<Action, FloodgatePolicy.Rule> rules = new EnumMap<>(Action.class);
+        for (final Action action : Action.values())
+        {
+            final PolicyRegion.Block b = blocks[action.ordinal()];
+            rules.put(action, new FloodgatePolicy.Rule(b.limit(), b.windowMs(),
+                b.shadow() ? FloodgatePolicy.Mode.SHADOW : FloodgatePolicy.Mode.ENFORCE));
+        }
+        return new FloodgatePolicy(generation, rules);
     }
 
     private static void requireIdentifier(final CharSequence identifier)

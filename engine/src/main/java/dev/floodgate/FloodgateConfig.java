@@ -26,6 +26,7 @@ import java.util.Properties;
  * dashboard_api_rate_limit / ...     300/60000 dashboard requests per session; 0 switches it off
  * publish_rate_limit / ...           0/1000    produce requests per user; 0 switches it off
  * subscribe_rate_limit / ...         0/60000   subscribe requests per user; 0 switches it off
+ * &lt;action&gt;_rate_mode                 enforce   shadow: count what would be refused, but admit it
  * rate_limit_cleanup_interval_ms     300000    janitor pass interval
  * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
  * capacity                           100000    entries the table is sized for
@@ -58,6 +59,7 @@ public final class FloodgateConfig
     private final Path file;
     private final boolean enabled;
     private final Limit[] limits;
+    private final boolean[] shadow;
     private final long cleanupIntervalMs;
     private final long capacity;
     private final Ticker ticker;
@@ -84,6 +86,7 @@ public final class FloodgateConfig
         this.file = builder.file;
         this.enabled = builder.enabled;
         this.limits = builder.limits.clone();
+        this.shadow = builder.shadow.clone();
         this.cleanupIntervalMs = builder.cleanupIntervalMs;
         this.capacity = builder.capacity;
         this.ticker = builder.ticker;
@@ -164,7 +167,11 @@ public final class FloodgateConfig
                 default ->
                 {
                     final Action action = actionOf(key);
-                    if (key.endsWith("_rate_limit"))
+                    if (key.equals(modeKey(action)))
+                    {
+                        builder.shadow(action, parseShadow(key, value));
+                    }
+                    else if (key.endsWith("_rate_limit"))
                     {
                         limit[action.ordinal()] = parseLong(key, value);
                     }
@@ -186,13 +193,17 @@ public final class FloodgateConfig
     public static String[] keys()
     {
         final Action[] actions = Action.values();
-        final String[] keys = new String[5 + 2 * actions.length];
+        final String[] keys = new String[5 + 3 * actions.length];
         int i = 0;
         keys[i++] = KEY_ENABLED;
         for (final Action action : actions)
         {
             keys[i++] = limitKey(action);
             keys[i++] = windowKey(action);
+        }
+        for (final Action action : actions)
+        {
+            keys[i++] = modeKey(action);
         }
         keys[i++] = KEY_CLEANUP_INTERVAL_MS;
         keys[i++] = KEY_FILE;
@@ -213,6 +224,50 @@ public final class FloodgateConfig
         return action.configPrefix() + "_rate_window_ms";
     }
 
+    /** @param action an action. @return its mode key, e.g. {@code publish_rate_mode}. */
+    public static String modeKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_mode";
+    }
+
+    /**
+     * A copy of this configuration with some policy keys changed, validated as the whole configuration is.
+     *
+     * @param values limit, window or mode keys (e.g. {@code publish_rate_limit}) to their new values.
+     * @return the new configuration.
+     * @throws IllegalArgumentException naming the key and value, as {@link #fromKeyValues} does.
+     */
+    public FloodgateConfig withPolicyKeys(final Map<String, String> values)
+    {
+        final Builder builder = toBuilder();
+        for (final Map.Entry<String, String> entry : values.entrySet())
+        {
+            final String key = entry.getKey();
+            final String value = entry.getValue() == null ? "" : entry.getValue().trim();
+            final Action action = actionOf(key);
+            final Limit old = builder.limits[action.ordinal()];
+            if (key.equals(modeKey(action)))
+            {
+                builder.shadow(action, parseShadow(key, value));
+            }
+            else if (key.equals(limitKey(action)))
+            {
+                builder.limit(action, parseLong(key, value), old.windowMs());
+            }
+            else
+            {
+                builder.limit(action, old.limit(), parseLong(key, value));
+            }
+        }
+        return builder.build();
+    }
+
+    /** @param action an action. @return true when its refusals are counted but admitted. */
+    public boolean shadow(final Action action)
+    {
+        return shadow[action.ordinal()];
+    }
+
     /** @return a builder holding every default. */
     public static Builder builder()
     {
@@ -226,6 +281,7 @@ public final class FloodgateConfig
         builder.file = file;
         builder.enabled = enabled;
         System.arraycopy(limits, 0, builder.limits, 0, limits.length);
+        System.arraycopy(shadow, 0, builder.shadow, 0, shadow.length);
         builder.cleanupIntervalMs = cleanupIntervalMs;
         builder.capacity = capacity;
         builder.ticker = ticker;
@@ -303,7 +359,7 @@ public final class FloodgateConfig
         {
             final Limit limit = limits[action.ordinal()];
             text.append(", ").append(action.configPrefix()).append('=').append(limit.limit())
-                .append('/').append(limit.windowMs()).append("ms");
+                .append('/').append(limit.windowMs()).append("ms").append(shadow[action.ordinal()] ? " shadow" : "");
         }
         return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
             .append(", capacity=").append(capacity).append('}').toString();
@@ -314,7 +370,7 @@ public final class FloodgateConfig
     {
         return other instanceof FloodgateConfig that && enabled == that.enabled &&
             cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
-            Arrays.equals(limits, that.limits) && ticker.equals(that.ticker);
+            Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker);
     }
 
     @Override
@@ -327,7 +383,7 @@ public final class FloodgateConfig
     {
         for (final Action action : Action.values())
         {
-            if (key.equals(limitKey(action)) || key.equals(windowKey(action)))
+            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(modeKey(action)))
             {
                 return action;
             }
@@ -347,6 +403,20 @@ public final class FloodgateConfig
             throw new IllegalArgumentException(key + "='" + value + "': expected a whole number" +
                 " (digits only, at most " + Long.MAX_VALUE + ")", ex);
         }
+    }
+
+    private static boolean parseShadow(final String key, final String value)
+    {
+        final String v = value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("enforce"))
+        {
+            return false;
+        }
+        if (v.equals("shadow"))
+        {
+            return true;
+        }
+        throw new IllegalArgumentException(key + "='" + value + "': expected enforce or shadow");
     }
 
     private static boolean parseBoolean(final String key, final String value)
@@ -369,6 +439,7 @@ public final class FloodgateConfig
         private Path file = defaultFile();
         private boolean enabled = true;
         private final Limit[] limits = new Limit[Action.values().length];
+        private final boolean[] shadow = new boolean[Action.values().length];
         private long cleanupIntervalMs = DEFAULT_CLEANUP_INTERVAL_MS;
         private long capacity = DEFAULT_CAPACITY;
         private Ticker ticker = Ticker.system();
@@ -427,6 +498,17 @@ public final class FloodgateConfig
         public Builder limit(final Action action, final long limit, final long windowMs)
         {
             limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
+            return this;
+        }
+
+        /**
+         * @param action the action.
+         * @param shadow true to count what would be refused but admit it; false (the default) to enforce.
+         * @return this.
+         */
+        public Builder shadow(final Action action, final boolean shadow)
+        {
+            this.shadow[Objects.requireNonNull(action, "action").ordinal()] = shadow;
             return this;
         }
 

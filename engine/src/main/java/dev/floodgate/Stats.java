@@ -21,6 +21,7 @@ import java.util.Map;
  * @param revived          tombstoned entries brought back by a check.
  * @param attachedProcesses processes that have the file open.
  * @param fileBytes        the file's size.
+ * @param checks           per action, checks by every process since the file was created (see {@link Checks}).
  */
 public record Stats(
     long buckets,
@@ -36,8 +37,28 @@ public record Stats(
     long reaped,
     long revived,
     int attachedProcesses,
-    long fileBytes)
+    long fileBytes,
+    Map<Action, Checks> checks)
 {
+    /**
+     * One action's check counters, summed over every process that has had the file open (each process's
+     * counts reach the file every 100 ms and on close; a killed process loses its last 100 ms).
+     *
+     * @param admitted checks that admitted, shadow admissions included.
+     * @param refused  checks that refused, impossible charges included: {@code admitted + refused} is the
+     *                 number of checks.
+     * @param shadowed checks admitted only because the action is in shadow mode.
+     * @param never    charges above the whole limit ({@link Floodgate#NEVER}).
+     */
+    public record Checks(long admitted, long refused, long shadowed, long never)
+    {
+        /** @return all checks. */
+        public long total()
+        {
+            return admitted + refused;
+        }
+    }
+
     /** @return table-full events over every action. */
     public long tableFullEvents()
     {

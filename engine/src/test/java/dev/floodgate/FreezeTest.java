@@ -40,6 +40,8 @@ class FreezeTest
         try (ChildJvm frozen = ChildJvm.start(Survivor.class, file.toString(), "16000000", "2", stop.toString(),
             Long.toString(GRACE_MS), "quiet");
             Floodgate janitor = Floodgate.open(FloodgateConfig.builder().file(file).capacity(200_000)
+                .limit(Action.PUBLISH, 16_000_000, FloodgateConfig.MAX_WINDOW_MS)
+                .limit(Action.AUTH, 16_000_000, FloodgateConfig.MAX_WINDOW_MS).limit(Action.SUBSCRIBE, 1_000, 20)
                 .reclaimGraceMs(GRACE_MS).build()))
         {
             frozen.awaitLine("READY", 120);

@@ -35,7 +35,10 @@ class FullTableTest
         final long fileBefore;
         try
         {
-            Floodgate.open(FloodgateConfig.builder().file(file).capacity(CAPACITY).build()).close();
+            // created with the sprayers' policy: the first opener of a file publishes its policy for every JVM
+            Floodgate.open(FloodgateConfig.builder().file(file).capacity(CAPACITY)
+                .limit(Action.PUBLISH, HOT_LIMIT, FloodgateConfig.MAX_WINDOW_MS).limit(Action.SUBSCRIBE, 5, 20)
+                .build()).close();
             fileBefore = Files.size(file);
             for (int i = 0; i < 3; i++)
             {

@@ -31,6 +31,7 @@ public final class ShardedWindow
     static final int USED_BITS = 24;
     static final long USED_MASK = (1L << USED_BITS) - 1;
     private static final int WINDOW_SHIFT = 64 - 40;
+    private static final long WINDOW40_MASK = (1L << 40) - 1;
 
     private final long windowMs;
     private final int shards;
@@ -167,6 +168,85 @@ public final class ShardedWindow
             return 0;
         }
         return buffer.compareAndSetLong(offset, word, next) ? 1 : -1;
+    }
+
+    /**
+     * Claims up to {@code want} tokens from one shard, in the current window or, when the word already holds a
+     * newer window, in that one. The cap is the one of the regime the claimed window belongs to, so a check
+     * still under an old regime never fills a new-regime window beyond the new cap. An all-zero word (as
+     * created or reset) counts as older than any window.
+     *
+     * @param buffer       the entry's value.
+     * @param offset       the shard word's offset.
+     * @param want         tokens wanted, at least 1.
+     * @param windowNumber the current window number.
+     * @param previous     the regime before the current one.
+     * @param current      the current regime (windows numbered from its base on).
+     * @param shard        the shard index (its cap).
+     * @param claims       null, or where a claim records {@code [2 shard]} = the low 40 bits of the window
+     *                     claimed in and {@code [2 shard + 1]} = the tokens (for {@link #giveBack}).
+     * @return tokens claimed (0 when the shard is exhausted), or -1 when a compare-and-set lost a race.
+     */
+    public static long tryClaim(final AtomicBuffer buffer, final int offset, final long want,
+        final long windowNumber, final WindowRegime previous, final WindowRegime current, final int shard,
+        final long[] claims)
+    {
+        final long word = buffer.getLongVolatile(offset);
+        final long age = age(windowNumber, word);
+        final long number;
+        final long used;
+        if (age > 0 || word == 0)
+        {
+            number = windowNumber;
+            used = 0;
+        }
+        else
+        {
+            number = windowNumber - age;
+            used = used(word);
+        }
+        final long cap = (number >= current.base() ? current : previous).cap(shard);
+        final long take = Math.min(want, cap - used);
+        if (take <= 0)
+        {
+            return 0;
+        }
+        if (!buffer.compareAndSetLong(offset, word, word(number, used + take)))
+        {
+            return -1;
+        }
+        if (claims != null)
+        {
+            claims[2 * shard] = number & WINDOW40_MASK;
+            claims[2 * shard + 1] = take;
+        }
+        return take;
+    }
+
+    /**
+     * Gives back tokens claimed from one shard, only while the word still holds the window they were claimed
+     * in and never below zero: a give-back can only undo its own claim (counts in a window only grow but for
+     * give-backs, so the word holds at least this claim's tokens), never another check's.
+     *
+     * @param buffer   the entry's value.
+     * @param offset   the shard word's offset.
+     * @param window40 the low 40 bits of the window number the tokens were claimed in.
+     * @param amount   tokens to give back.
+     */
+    public static void giveBack(final AtomicBuffer buffer, final int offset, final long window40, final long amount)
+    {
+        while (true)
+        {
+            final long word = buffer.getLongVolatile(offset);
+            if (window40(word) != window40 || used(word) < amount)
+            {
+                return; // the window is over: its count no longer matters
+            }
+            if (buffer.compareAndSetLong(offset, word, word - amount))
+            {
+                return;
+            }
+        }
     }
 
     /**

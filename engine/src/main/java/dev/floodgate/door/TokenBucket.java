@@ -104,6 +104,108 @@ public final class TokenBucket
     }
 
     /**
+     * Claims {@code cost} tokens at once, all or nothing (GCRA with an increment of {@code cost T}), as long as
+     * the entry's generation stays {@code generation}.
+     *
+     * <p>The generation is loaded (acquire) <em>after</em> the TAT word and before the compare-and-set. A
+     * conversion to new units publishes a new generation first and only then swaps the word (see
+     * {@link #convert}); so a check that reads the converted word also sees the new generation and gives up,
+     * and a check that read the old word either lands its compare-and-set before the swap (and is converted
+     * with it) or fails it and re-reads. A check never applies one policy's units to another's word.
+     *
+     * @param buffer       the entry's value.
+     * @param offset       the TAT word's offset.
+     * @param nowNanos     monotonic time.
+     * @param cost         tokens, 1 to limit.
+     * @param genOffset    the generation word's offset.
+     * @param generation   the generation the caller's units belong to.
+     * @return {@link Floodgate#ADMITTED}, the milliseconds until {@code cost} tokens are available, or
+     * {@link #STALE} when the generation changed (resolve again).
+     */
+    public long tryAcquire(final AtomicBuffer buffer, final int offset, final long nowNanos, final long cost,
+        final int genOffset, final long generation)
+    {
+        final long now = nowNanos * scale;
+        final long increment = cost * interval;
+        final long threshold = span - increment;
+        while (true)
+        {
+            final long tat = buffer.getLongVolatile(offset);
+            if (buffer.getLongAcquire(genOffset) != generation)
+            {
+                return STALE;
+            }
+            final long debt = debt(tat, now);
+            if (debt > threshold)
+            {
+                return Math.max(1, ceilDiv(ceilDiv(debt - threshold, scale), NANOS_PER_MS));
+            }
+            if (buffer.compareAndSetLong(offset, tat, now + debt + increment))
+            {
+                return Floodgate.ADMITTED;
+            }
+        }
+    }
+
+    /**
+     * Gives back {@code cost} tokens this caller claimed (a multi-quota charge that failed later), never
+     * leaving the bucket fuller than full, and only while the generation (so the units) is unchanged.
+     *
+     * @param buffer     the entry's value.
+     * @param offset     the TAT word's offset.
+     * @param nowNanos   monotonic time.
+     * @param cost       tokens claimed.
+     * @param genOffset  the generation word's offset.
+     * @param generation the generation of the claim.
+     */
+    public void giveBack(final AtomicBuffer buffer, final int offset, final long nowNanos, final long cost,
+        final int genOffset, final long generation)
+    {
+        final long now = nowNanos * scale;
+        while (true)
+        {
+            final long tat = buffer.getLongVolatile(offset);
+            if (buffer.getLongAcquire(genOffset) != generation)
+            {
+                return; // converted or reclaimed meanwhile: keep the charge (refuses more, never admits more)
+            }
+            final long raw = tat - now;
+            if (raw <= 0 || raw > span + span)
+            {
+                return; // already full
+            }
+            final long next = raw > cost * interval ? tat - cost * interval : now;
+            if (buffer.compareAndSetLong(offset, tat, next))
+            {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Converts a TAT word from this bucket's units to {@code to}'s, keeping the debt in tokens (rounded up:
+     * a conversion may charge a fraction of a token more, never less). A debt above the new capacity
+     * becomes an empty bucket.
+     *
+     * @param tat      a TAT word in this bucket's units.
+     * @param nowNanos monotonic time.
+     * @param to       the new arithmetic.
+     * @return the word in {@code to}'s units.
+     */
+    public long convert(final long tat, final long nowNanos, final TokenBucket to)
+    {
+        final long debt = debt(tat, nowNanos * scale);
+        final java.math.BigInteger[] qr = java.math.BigInteger.valueOf(debt)
+            .multiply(java.math.BigInteger.valueOf(to.interval))
+            .divideAndRemainder(java.math.BigInteger.valueOf(interval));
+        final long converted = qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
+        return nowNanos * to.scale + Math.min(converted, to.span);
+    }
+
+    /** Returned by the generation-checked {@link #tryAcquire} when the entry's units changed. */
+    public static final long STALE = Long.MIN_VALUE;
+
+    /**
      * @param tat      a TAT word.
      * @param nowNanos monotonic time.
      * @return true when the bucket holds every token (the janitor may reap it).

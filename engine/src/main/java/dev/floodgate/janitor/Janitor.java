@@ -32,8 +32,8 @@ import java.util.List;
  * What this leaves open: one thread of a heartbeating process descheduled for longer than the grace period
  * between its generation test and its compare-and-set. NOTES.md bounds it.
  *
- * <p>Idle means, judged by the limit and window stored in the entry and never by configuration: a bucket
- * that has refilled completely; a window whose newest window is over; a {@code DASHBOARD_API} blocked count
+ * <p>Idle means: a bucket that has refilled completely, judged in the units stored in the entry; a window
+ * entry none of whose shards holds the window the file's policy has in force, or a newer one; a {@code DASHBOARD_API} blocked count
  * whose bucket and window are gone; any other blocked count untouched for {@link #BLOCKED_IDLE_NANOS}.
  * Any number of janitors, in any processes, may run at once: every decision is re-checked under the lock.
  */
@@ -47,6 +47,7 @@ public final class Janitor
     private final Ticker ticker;
     private final long graceNanos;
     private final int ownSlot;
+    private final java.util.function.Supplier<dev.floodgate.door.PolicySnapshot> policy;
 
     /**
      * @param table      the table.
@@ -54,10 +55,12 @@ public final class Janitor
      * @param ticker     monotonic time.
      * @param graceNanos how long a tombstone stands before removal.
      * @param ownSlot    this instance's registry slot.
+     * @param policy     the file's current policy (window numbering).
      */
     public Janitor(final QuotaTable table, final ProcessRegistry registry, final Ticker ticker,
-        final long graceNanos, final int ownSlot)
+        final long graceNanos, final int ownSlot, final java.util.function.Supplier<dev.floodgate.door.PolicySnapshot> policy)
     {
+        this.policy = policy;
         this.table = table;
         this.registry = registry;
         this.ticker = ticker;
@@ -171,7 +174,7 @@ public final class Janitor
         return new PassResult(reaped, tombstoned, revived, frozenPid);
     }
 
-    private static boolean isIdle(final UnsafeBuffer value, final long now)
+    private boolean isIdle(final UnsafeBuffer value, final long now)
     {
         final long limit = value.getLong(EntryLayout.LIMIT_OFFSET);
         final long windowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
@@ -182,7 +185,8 @@ public final class Janitor
                     new TokenBucket(limit, windowMs).isFull(value.getLongVolatile(EntryLayout.STATE_OFFSET), now);
             case EntryLayout.KIND_WINDOW:
             {
-                final long current = Math.floorDiv(Math.floorDiv(now, 1_000_000L), Math.max(1, windowMs));
+                // window numbers follow the policy's regimes, not the window the entry was created under
+                final long current = policy.get().windowNumber(EntryLayout.action(value), Math.floorDiv(now, 1_000_000L));
                 for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
                 {
                     if (!ShardedWindow.isOver(value.getLongVolatile(EntryLayout.shardOffset(shard)), current))

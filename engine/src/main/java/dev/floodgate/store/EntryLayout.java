@@ -17,10 +17,10 @@ import java.nio.charset.StandardCharsets;
  *  |                 Generation (64): unique per insertion,        |  0   line 0: header
  *  |                 TOMBSTONE while the janitor ages it out       |
  *  +---------------+---------------+-------------------------------+
- *  |  Kind (8)     |  Action (8)   |         reserved (48)         |  8
+ *  |  Kind (8)     |  Action (8)   | reserved (16) | Units version (32)  |  8
  *  +---------------+---------------+-------------------------------+
- *  |                 Limit the entry was created under (64)        | 16
- *  |                 Window ms the entry was created under (64)    | 24
+ *  |                 Limit of the state's units (64)               | 16
+ *  |                 Window ms of the state's units (64)           | 24
  *  |                 Created, monotonic ns (64)                    | 32
  *  |                 Touched, monotonic ns (64): last refusal      | 40
  *  |                 State sum when tombstoned (64)                | 48
@@ -38,8 +38,11 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * Checks write only the state words (and Touched, on refusal), without a lock, with atomic operations. Every
- * other field is written under the segment's update or write lock. Kind, action, limit, window, created and
- * label never change after insertion.
+ * other field is written under the segment's update or write lock. Kind, action, created and label never
+ * change after insertion. Limit, window and units version say in which policy's units a bucket's TAT word
+ * is: the first check that sees a newer policy version converts the word (under the update lock, behind a
+ * new generation; see {@code Doors}). A window entry's limit and window are only what it was created under:
+ * the window door's arithmetic comes from the policy's regimes.
  */
 public final class EntryLayout
 {
@@ -53,6 +56,7 @@ public final class EntryLayout
     public static final int GENERATION_OFFSET = 0;
     public static final int KIND_OFFSET = 8;
     public static final int ACTION_OFFSET = 9;
+    public static final int UNITS_VERSION_OFFSET = 12;
     public static final int LIMIT_OFFSET = 16;
     public static final int WINDOW_MS_OFFSET = 24;
     public static final int CREATED_OFFSET = 32;
@@ -103,6 +107,7 @@ public final class EntryLayout
         final long windowMs,
         final long nowNanos,
         final long generation,
+        final long unitsVersion,
         final long initialState,
         final CharSequence identifier,
         final int shards)
@@ -112,6 +117,7 @@ public final class EntryLayout
         buffer.putLong(GENERATION_OFFSET, generation);
         buffer.putByte(KIND_OFFSET, kind);
         buffer.putByte(ACTION_OFFSET, (byte)action.ordinal());
+        buffer.putInt(UNITS_VERSION_OFFSET, (int)unitsVersion);
         buffer.putLong(LIMIT_OFFSET, limit);
         buffer.putLong(WINDOW_MS_OFFSET, windowMs);
         buffer.putLong(CREATED_OFFSET, nowNanos);

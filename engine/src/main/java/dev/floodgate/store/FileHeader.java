@@ -32,20 +32,32 @@ import org.agrona.concurrent.AtomicBuffer;
  *  +---------------------------------------------------------------+
  *  |  Degraded checks (table guard busy), one counter per action   | 320  line 5
  *  +---------------------------------------------------------------+
- *  |  Process slot 0 (64 bytes): pid | start ms | heartbeat ns |   | 512  lines 8..
+ *  |                 Policy generation (64): 0 = none published    | 384  line 6: read by every check
+ *  +---------------------------------------------------------------+
+ *  |  Process slot 0 (64 bytes): pid | start ms | heartbeat ns |   | 512  lines 8..71
  *  |    attached ns | nonce                                        |
  *  |  ... {@link #MAX_PROCESSES} slots                             |
+ *  +---------------------------------------------------------------+
+ *  |  Policy record 0: one 128-byte block per action               | 4608 (generation even)
+ *  |  Policy record 1: one 128-byte block per action               | 5248 (generation odd)
+ *  +---------------------------------------------------------------+
+ *  |  Retired counters: per action admitted | refused | shadowed | | 5888 (folded totals of closed
+ *  |    never, 4 x 64 bits, 32 bytes per action                    |       and dead processes)
+ *  |  Process 0's counters, same layout, written by it alone       | 6080
+ *  |  ... {@link #MAX_PROCESSES} blocks of {@link #COUNTERS_STRIDE} bytes                       |
  *  +---------------------------------------------------------------+
  * </pre>
  *
  * Counters are updated with atomic adds and read with volatile loads: a reader sees each counter exactly,
- * but the set of counters is not a consistent snapshot.
+ * but the set of counters is not a consistent snapshot. The policy records' layout is {@link PolicyRegion};
+ * the per-process counter blocks are {@link CounterRegion}. Format version 2 added the policy and counters:
+ * a version-1 engine would ignore the file's policy, so it must not open a version-2 file.
  */
 public final class FileHeader
 {
     /** "FLOODGT" and a zero byte, little-endian. */
     public static final long MAGIC = 0x0054474F444F4C46L;
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
     public static final int MAX_PROCESSES = 64;
 
     public static final int MAGIC_OFFSET = 0;
@@ -64,6 +76,7 @@ public final class FileHeader
     public static final int ENTRY_COUNT_OFFSET = 224;
     public static final int TABLE_FULL_OFFSET = 256;
     public static final int DEGRADED_OFFSET = 320;
+    public static final int POLICY_GENERATION_OFFSET = 384;
     public static final int PROCESSES_OFFSET = 512;
     public static final int PROCESS_STRIDE = 64;
     public static final int PROCESS_PID = 0;
@@ -71,7 +84,13 @@ public final class FileHeader
     public static final int PROCESS_HEARTBEAT_NANOS = 16;
     public static final int PROCESS_ATTACHED_NANOS = 24;
     public static final int PROCESS_NONCE = 32;
-    public static final int LENGTH = PROCESSES_OFFSET + MAX_PROCESSES * PROCESS_STRIDE;
+    public static final int POLICY_RECORDS_OFFSET = PROCESSES_OFFSET + MAX_PROCESSES * PROCESS_STRIDE;
+    public static final int POLICY_ACTION_STRIDE = 128;
+    public static final int POLICY_RECORD_LENGTH = 5 * POLICY_ACTION_STRIDE;
+    public static final int RETIRED_COUNTERS_OFFSET = POLICY_RECORDS_OFFSET + 2 * POLICY_RECORD_LENGTH;
+    public static final int COUNTERS_STRIDE = 192;
+    public static final int PROCESS_COUNTERS_OFFSET = RETIRED_COUNTERS_OFFSET + COUNTERS_STRIDE;
+    public static final int LENGTH = PROCESS_COUNTERS_OFFSET + MAX_PROCESSES * COUNTERS_STRIDE;
 
     private final AtomicBuffer buffer;
 

@@ -20,12 +20,17 @@ public final class ProcessRegistry
     private static final long START_MS = ProcessHandle.current().info().startInstant()
         .map(Instant::toEpochMilli).orElse(0L);
 
+    /** A dead process's slot while its counters are being folded; never a pid. */
+    static final long FOLDING = -1;
+
     private final AtomicBuffer buffer;
+    private final CounterRegion counters;
 
     /** @param header the file's record. */
     public ProcessRegistry(final FileHeader header)
     {
         this.buffer = header.buffer();
+        this.counters = new CounterRegion(header);
     }
 
     /**
@@ -67,6 +72,7 @@ public final class ProcessRegistry
     /** @param slot this instance's slot, released on close. */
     public void unregister(final int slot)
     {
+        counters.retire(slot, dev.floodgate.Action.values().length);
         final int base = FileHeader.processOffset(slot);
         buffer.putLong(base + FileHeader.PROCESS_START_MS, 0);
         buffer.putLong(base + FileHeader.PROCESS_NONCE, 0);
@@ -85,9 +91,13 @@ public final class ProcessRegistry
         {
             final int base = FileHeader.processOffset(slot);
             final long pid = buffer.getLongVolatile(base + FileHeader.PROCESS_PID);
-            if (pid != 0 && !isAlive(pid, buffer.getLongVolatile(base + FileHeader.PROCESS_START_MS)) &&
-                buffer.compareAndSetLong(base + FileHeader.PROCESS_PID, pid, 0))
+            if (pid > 0 && !isAlive(pid, buffer.getLongVolatile(base + FileHeader.PROCESS_START_MS)) &&
+                buffer.compareAndSetLong(base + FileHeader.PROCESS_PID, pid, FOLDING))
             {
+                // The slot is ours while it reads FOLDING: no process can register into it, so its counters
+                // are folded into the retired block before anyone else may write them.
+                counters.retire(slot, dev.floodgate.Action.values().length);
+                buffer.putLongRelease(base + FileHeader.PROCESS_PID, 0);
                 freed++;
             }
         }
@@ -106,7 +116,7 @@ public final class ProcessRegistry
         {
             final int base = FileHeader.processOffset(slot);
             final long pid = buffer.getLongVolatile(base + FileHeader.PROCESS_PID);
-            if (slot == ownSlot || pid == 0)
+            if (slot == ownSlot || pid <= 0)
             {
                 continue;
             }
@@ -126,7 +136,7 @@ public final class ProcessRegistry
         int n = 0;
         for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
-            if (buffer.getLongVolatile(FileHeader.processOffset(slot) + FileHeader.PROCESS_PID) != 0)
+            if (buffer.getLongVolatile(FileHeader.processOffset(slot) + FileHeader.PROCESS_PID) > 0)
             {
                 n++;
             }

@@ -43,6 +43,7 @@ public final class QuotaTable implements AutoCloseable
     private static final byte[] HEADER_KEY = new byte[KeyHasher.KEY_LENGTH];
     private static final int CHUNK = 64;
     private static final int MIN_SEGMENTS = 8;
+    private static final long MIN_SIZED_ENTRIES = 1_024;
 
     /** How long a check's cold path waits for the guard before it degrades: well inside a second. */
     public static final long CHECK_TIMEOUT_NANOS = 200_000_000L;
@@ -149,6 +150,11 @@ public final class QuotaTable implements AutoCloseable
                     FileHeader.FORMAT_VERSION ? " is newer than" : " is not") + " this Floodgate's version " +
                     FileHeader.FORMAT_VERSION, null);
             }
+            if (buffer.capacity() < FileHeader.LENGTH)
+            {
+                throw new FloodgateFileException(file, "damaged header: " + buffer.capacity() + " bytes, format " +
+                    "version " + FileHeader.FORMAT_VERSION + " needs " + FileHeader.LENGTH, null);
+            }
             if (header.shards() < 1 || header.shards() > 4096 || header.capacity() < 1)
             {
                 throw new FloodgateFileException(file, "damaged header: shards " + header.shards() + ", capacity " +
@@ -178,7 +184,7 @@ public final class QuotaTable implements AutoCloseable
         {
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
-            if (entry == null || entry.value().size() < FileHeader.LENGTH)
+            if (entry == null || entry.value().size() < FileHeader.CAPACITY_OFFSET)
             {
                 return null;
             }
@@ -231,7 +237,8 @@ public final class QuotaTable implements AutoCloseable
             .name("floodgate")
             .constantKeySizeBySample(new byte[KeyHasher.KEY_LENGTH])
             .averageValueSize(averageValue)
-            .entries(capacity + 1)
+            // small tables are sized for MIN_SIZED_ENTRIES: a segment tier must hold the file's record whole
+            .entries(Math.max(capacity, MIN_SIZED_ENTRIES) + 1)
             .minSegments(MIN_SEGMENTS) // spread locks and hostile keys even in a small table
             .actualChunkSize(CHUNK)
             .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (EntryLayout.SHARDS_OFFSET + 4096 * 64) / CHUNK)
@@ -392,8 +399,10 @@ public final class QuotaTable implements AutoCloseable
      * @param identifier   the identifier.
      * @param limit        the limit a new entry records.
      * @param windowMs     the window a new entry records.
+     * @param version      the policy version a new entry's units belong to.
      * @param initialState the state word of a new entry.
      * @param nowNanos     the monotonic time.
+     * @param upgrade      run on an existing entry under the update lock (may convert its units); or null.
      * @return the located entry.
      * @throws TableFullException when the table cannot take a new entry.
      */
@@ -403,8 +412,10 @@ public final class QuotaTable implements AutoCloseable
         final CharSequence identifier,
         final long limit,
         final long windowMs,
+        final long version,
         final long initialState,
-        final long nowNanos) throws TableFullException
+        final long nowNanos,
+        final Upgrade upgrade) throws TableFullException
     {
         final byte[] key = hasher.key(identifier, action, kind);
         enter(CHECK_TIMEOUT_NANOS);
@@ -419,7 +430,7 @@ public final class QuotaTable implements AutoCloseable
                     throw new TableFullException(file + " holds " + capacity + " entries");
                 }
                 final byte[] value = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos,
-                    header.nextGeneration(), initialState, identifier, shards);
+                    header.nextGeneration(), version, initialState, identifier, shards);
                 try
                 {
                     c.absentEntry().doInsert(c.wrapValueAsData(value));
@@ -440,8 +451,13 @@ public final class QuotaTable implements AutoCloseable
                 buffer.putLongRelease(EntryLayout.GENERATION_OFFSET, generation);
                 header.addCounter(FileHeader.REVIVED_OFFSET, 1);
             }
+            if (upgrade != null)
+            {
+                upgrade.apply(buffer, header);
+                generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
+            }
             return new Resolved(buffer, generation, buffer.getLong(EntryLayout.LIMIT_OFFSET),
-                buffer.getLong(EntryLayout.WINDOW_MS_OFFSET));
+                buffer.getLong(EntryLayout.WINDOW_MS_OFFSET), buffer.getInt(EntryLayout.UNITS_VERSION_OFFSET));
         }
         finally
         {
@@ -475,6 +491,17 @@ public final class QuotaTable implements AutoCloseable
         {
             guard.release();
         }
+    }
+
+    /** Run by {@link #resolve} on a located, live entry under its segment's update lock. */
+    @FunctionalInterface
+    public interface Upgrade
+    {
+        /**
+         * @param value  the entry's value in the file.
+         * @param header the file's record (for a new generation).
+         */
+        void apply(UnsafeBuffer value, FileHeader header);
     }
 
     /** Called with an entry's value under its segment's write lock. */

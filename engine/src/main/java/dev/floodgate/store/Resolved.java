@@ -9,7 +9,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * @param generation the entry's generation when it was resolved.
  * @param limit      the limit the entry was created under.
  * @param windowMs   the window the entry was created under.
+ * @param version    the policy version the entry's units (limit, window) belong to.
  */
-public record Resolved(UnsafeBuffer buffer, long generation, long limit, long windowMs)
+public record Resolved(UnsafeBuffer buffer, long generation, long limit, long windowMs, long version)
 {
 }

@@ -56,8 +56,8 @@ public class HotKeyBenchmark
         counterDir = Fixtures.tempDir();
         counterTable = QuotaTable.open(counterDir.resolve("counter.map"), 1024,
             Runtime.getRuntime().availableProcessors(), false, System.nanoTime());
-        final Resolved resolved = counterTable.resolve(EntryLayout.KIND_BLOCKED, Action.PUBLISH, USER, 1, 1, 0,
-            System.nanoTime());
+        final Resolved resolved = counterTable.resolve(EntryLayout.KIND_BLOCKED, Action.PUBLISH, USER, 1, 1, 0, 0,
+            System.nanoTime(), (value, header) -> { });
         counter = resolved.buffer();
     }
 

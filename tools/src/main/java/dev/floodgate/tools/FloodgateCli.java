@@ -5,6 +5,7 @@ import dev.floodgate.store.TableBusyException;
 import dev.floodgate.tools.command.BenchCommand;
 import dev.floodgate.tools.command.DemoCommand;
 import dev.floodgate.tools.command.DumpCommand;
+import dev.floodgate.tools.command.PolicyCommand;
 import dev.floodgate.tools.command.ResetCommand;
 import dev.floodgate.tools.command.StatsCommand;
 import dev.floodgate.tools.command.TopCommand;
@@ -25,7 +26,7 @@ import java.io.PrintWriter;
 @Command(name = "floodgate", mixinStandardHelpOptions = true, version = "floodgate 0.1.0",
     description = "Inspects and exercises the shared-memory rate-limit table that the brokers on this host map.",
     subcommands = {DumpCommand.class, StatsCommand.class, TopCommand.class, ResetCommand.class,
-        WatchCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class},
+        WatchCommand.class, PolicyCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:refused operation: not writable, table busy, or a demo/bench total that misses its quota",
         "2:usage error", "3:missing, unreadable or foreign file"})

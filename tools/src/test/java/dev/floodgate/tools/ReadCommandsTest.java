@@ -116,12 +116,16 @@ class ReadCommandsTest
     {
         final Cli.Result text = Cli.run("stats", "--file", table);
         assertEquals(0, text.code(), text::toString);
-        assertTrue(text.out().contains("format       version 1"), text.out());
+        assertTrue(text.out().contains("format       version " + dev.floodgate.store.FileHeader.FORMAT_VERSION), text.out());
         assertTrue(text.out().contains("occupancy    0.70% (7 of 1,000 entries"), text.out());
         assertTrue(text.out().contains("processes    0 attached"), text.out());
         assertTrue(text.out().contains("guard        free, 0 repairs"), text.out());
         final JsonNode stats = JSON.readTree(Cli.run("stats", "--file", table, "--json").out());
-        assertEquals(1, stats.get("formatVersion").asInt());
+        assertEquals(dev.floodgate.store.FileHeader.FORMAT_VERSION, stats.get("formatVersion").asInt());
+        assertEquals(21, stats.get("actions").get("auth").get("admitted").asLong(), "the writer's checks, counted");
+        assertEquals(7, stats.get("actions").get("auth").get("refused").asLong());
+        assertEquals(100, stats.get("actions").get("publish").get("admitted").asLong());
+        assertEquals(50, stats.get("actions").get("publish").get("refused").asLong());
         assertEquals(1000, stats.get("capacity").asLong());
         assertEquals(7, stats.get("liveEntries").asLong());
         assertEquals(0.7, stats.get("occupancyPercent").asDouble(), 1e-9);

@@ -79,14 +79,18 @@ public final class StatsCommand implements Callable<Integer>
             guard.lastDeadOwner() == 0 ? "none" : "pid " + guard.lastDeadOwner(), guard.timeouts());
         out.println();
         final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "TABLE-FULL",
-            "DEGRADED"}, new boolean[] {false, true, true, true, true, true});
+            "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
+            new boolean[] {false, true, true, true, true, true, true, true, true, true});
         for (final Action action : Action.values())
         {
+            final dev.floodgate.Stats.Checks checks = report.checks().get(action);
             counts.row(ActionConverter.name(action), String.format("%,d", report.count(EntryKind.BUCKET, action)),
                 String.format("%,d", report.count(EntryKind.WINDOW, action)),
                 String.format("%,d", report.count(EntryKind.BLOCKED, action)),
                 String.format("%,d", report.tableFull()[action.ordinal()]),
-                String.format("%,d", report.degraded()[action.ordinal()]));
+                String.format("%,d", report.degraded()[action.ordinal()]),
+                String.format("%,d", checks.admitted()), String.format("%,d", checks.refused()),
+                String.format("%,d", checks.shadowed()), String.format("%,d", checks.never()));
         }
         counts.print(out);
         out.println();
@@ -143,6 +147,10 @@ public final class StatsCommand implements Callable<Integer>
                 .field("blocked", report.count(EntryKind.BLOCKED, action))
                 .field("tableFull", report.tableFull()[action.ordinal()])
                 .field("degraded", report.degraded()[action.ordinal()])
+                .field("admitted", report.checks().get(action).admitted())
+                .field("refused", report.checks().get(action).refused())
+                .field("shadowed", report.checks().get(action).shadowed())
+                .field("never", report.checks().get(action).never())
                 .endObject();
         }
         json.endObject().name("processes").beginArray();

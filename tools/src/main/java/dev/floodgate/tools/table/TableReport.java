@@ -36,6 +36,8 @@ import java.util.Optional;
  * @param revived         tombstoned entries brought back by a check.
  * @param processes       attached processes.
  * @param nowNanos        the monotonic time of the reading.
+ * @param checks          per action, the check counters of every process (admitted, refused, shadowed, never),
+ *                        read from the file's counter blocks without a lock.
  */
 public record TableReport(
     String file,
@@ -54,7 +56,8 @@ public record TableReport(
     long tombstonedTotal,
     long revived,
     List<AttachedProcess> processes,
-    long nowNanos)
+    long nowNanos,
+    java.util.Map<Action, dev.floodgate.Stats.Checks> checks)
 {
     /**
      * The table guard, the owner-named inter-process mutex around every Chronicle Map lock.
@@ -103,7 +106,7 @@ public record TableReport(
             header.createdWallMs(), header.bootId().toString(), table.fileSize(), entries, tableFull, degraded, guard,
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
-            processes(header.buffer(), now), now);
+            processes(header.buffer(), now), now, dev.floodgate.Floodgate.readChecks(header));
     }
 
     private static List<AttachedProcess> processes(final AtomicBuffer buffer, final long now)

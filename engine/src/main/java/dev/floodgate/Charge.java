@@ -1,0 +1,35 @@
+package dev.floodgate;
+
+import java.util.Objects;
+
+/**
+ * One quota of a multi-quota charge ({@link Floodgate#charge}): who, what, which door and how many tokens.
+ *
+ * @param identifier who; not empty.
+ * @param action     what.
+ * @param bucket     true for the token bucket ({@link Floodgate#checkLimit}), false for the sharded window
+ *                   ({@link Floodgate#checkLimitInCaller}).
+ * @param cost       tokens, at least 1.
+ */
+public record Charge(CharSequence identifier, Action action, boolean bucket, long cost)
+{
+    /** Validates eagerly, so a bad charge fails where it is built. */
+    public Charge
+    {
+        Objects.requireNonNull(identifier, "identifier");
+        Objects.requireNonNull(action, "action");
+        Floodgate.requireCost(cost);
+    }
+
+    /** @return a charge on the token bucket. */
+    public static Charge bucket(final CharSequence identifier, final Action action, final long cost)
+    {
+        return new Charge(identifier, action, true, cost);
+    }
+
+    /** @return a charge on the sharded window. */
+    public static Charge window(final CharSequence identifier, final Action action, final long cost)
+    {
+        return new Charge(identifier, action, false, cost);
+    }
+}

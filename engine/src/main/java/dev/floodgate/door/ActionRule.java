@@ -1,0 +1,75 @@
+package dev.floodgate.door;
+
+import dev.floodgate.store.PolicyRegion;
+
+/**
+ * One action's part of a {@link PolicySnapshot}: the bucket arithmetic of its current limit and the window
+ * door's two regimes (the one in force before the last change's epoch, and the current one). Immutable but
+ * for the cursor, a cache of the current window that any thread may replace with another immutable cursor.
+ */
+public final class ActionRule
+{
+    final long limit;
+    final long windowMs;
+    final boolean shadow;
+    final long version;
+    final TokenBucket bucket;
+    final WindowRegime previous;
+    final WindowRegime current;
+    final int sweepShards;
+    WindowCursor cursor = new WindowCursor(0, 0, 0, null);
+
+    /** The window containing a moment, with its bounds and regime. */
+    record WindowCursor(long number, long startMs, long endMs, WindowRegime regime)
+    {
+    }
+
+    ActionRule(final PolicyRegion.Block block, final int shards)
+    {
+        this.limit = block.limit();
+        this.windowMs = block.windowMs();
+        this.shadow = block.shadow();
+        this.version = block.version();
+        this.bucket = limit > 0 && TokenBucket.fits(limit, windowMs) ? new TokenBucket(limit, windowMs) : null;
+        this.current = new WindowRegime(limit, windowMs, block.epochMs(), block.base(), shards);
+        this.previous = new WindowRegime(block.prevLimit(), block.prevWindowMs(), block.prevEpochMs(),
+            block.prevBase(), shards);
+        this.sweepShards = Math.max(current.activeShards(), previous.activeShards());
+    }
+
+    /** @return true when checks admit without touching the table (limit 0). */
+    boolean isOff()
+    {
+        return limit == 0;
+    }
+
+    /** @param nowMs monotonic ms. @return the regime numbering that moment. */
+    WindowRegime regimeAt(final long nowMs)
+    {
+        return nowMs >= current.epochMs() ? current : previous;
+    }
+
+    /** @param number a window number. @return the regime that window belongs to. */
+    WindowRegime regimeOf(final long number)
+    {
+        return number >= current.base() ? current : previous;
+    }
+
+    WindowCursor cursor(final long nowMs)
+    {
+        final WindowCursor c = cursor;
+        if (nowMs >= c.startMs && nowMs < c.endMs && c.regime != null)
+        {
+            return c;
+        }
+        final WindowRegime regime = regimeAt(nowMs);
+        final long number = regime.number(nowMs);
+        final long start = regime.startMs(number);
+        // the previous regime's last window ends at the current epoch, whatever its own length says
+        final long end = regime == previous ? Math.min(start + regime.windowMs(), current.epochMs()) :
+            start + regime.windowMs();
+        final WindowCursor fresh = new WindowCursor(number, start, end, regime);
+        cursor = fresh;
+        return fresh;
+    }
+}

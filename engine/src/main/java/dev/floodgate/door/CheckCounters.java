@@ -1,0 +1,50 @@
+package dev.floodgate.door;
+
+import dev.floodgate.store.CounterRegion;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * This process's check counters: probe-striped {@link LongAdder} cells on the heap, so concurrent checks
+ * never serialise on one line, flushed as running totals into this process's own block of the file
+ * ({@link CounterRegion}) by the clock thread every heartbeat and once more on close. Counts of the last
+ * heartbeat before a process is killed are lost; nothing is ever counted twice.
+ */
+public final class CheckCounters
+{
+    private final LongAdder[] cells;
+    private final int actions;
+
+    /** @param actions the number of actions. */
+    public CheckCounters(final int actions)
+    {
+        this.actions = actions;
+        this.cells = new LongAdder[actions * CounterRegion.COUNTERS];
+        for (int i = 0; i < cells.length; i++)
+        {
+            cells[i] = new LongAdder();
+        }
+    }
+
+    void increment(final int action, final int counter)
+    {
+        cells[action * CounterRegion.COUNTERS + counter].increment();
+    }
+
+    /**
+     * Stores the running totals into this process's block.
+     *
+     * @param region the file's counters.
+     * @param slot   this process's registry slot.
+     */
+    public void flush(final CounterRegion region, final int slot)
+    {
+        for (int a = 0; a < actions; a++)
+        {
+            for (int c = 0; c < CounterRegion.COUNTERS; c++)
+            {
+                region.putOwnRelease(slot, a, c, cells[a * CounterRegion.COUNTERS + c].sum());
+            }
+        }
+    }
+}

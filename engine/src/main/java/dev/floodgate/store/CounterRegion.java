@@ -1,0 +1,95 @@
+package dev.floodgate.store;
+
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * Per-action check counters in the file's record, striped per process so that no check ever writes a line
+ * another process writes. Each attached process owns the block of its registry slot and stores its running
+ * totals there (release stores, from its clock thread); a closing process, or the janitor freeing a dead
+ * process's slot, adds the block into the retired block with atomic adds and zeroes it. Readers sum the
+ * retired block and every process block with volatile loads and no lock.
+ *
+ * <pre>
+ *  Block (one per process slot, plus the retired block), at ordinal x 32:
+ *   0  admitted (64)   checks that admitted, shadow admissions included
+ *   8  refused (64)    checks that refused, impossible charges included
+ *  16  shadowed (64)   checks a shadow-mode action admitted but would have refused
+ *  24  never (64)      charges above the whole limit (refused, or admitted in shadow mode)
+ * </pre>
+ */
+public final class CounterRegion
+{
+    public static final int ADMITTED = 0;
+    public static final int REFUSED = 1;
+    public static final int SHADOWED = 2;
+    public static final int NEVER = 3;
+    public static final int COUNTERS = 4;
+    private static final int ACTION_STRIDE = COUNTERS * 8;
+
+    private final AtomicBuffer buffer;
+
+    /** @param header the file's record. */
+    public CounterRegion(final FileHeader header)
+    {
+        this.buffer = header.buffer();
+    }
+
+    /** @param slot a process slot, or -1 for the retired block. @return the block's offset. */
+    public static int blockOffset(final int slot)
+    {
+        return slot < 0 ? FileHeader.RETIRED_COUNTERS_OFFSET :
+            FileHeader.PROCESS_COUNTERS_OFFSET + slot * FileHeader.COUNTERS_STRIDE;
+    }
+
+    /** @return the offset of one counter in a block. */
+    static int counterOffset(final int slot, final int action, final int counter)
+    {
+        return blockOffset(slot) + action * ACTION_STRIDE + counter * 8;
+    }
+
+    /** Stores a running total into this process's own block; only its owner writes it. */
+    public void putOwnRelease(final int slot, final int action, final int counter, final long total)
+    {
+        buffer.putLongRelease(counterOffset(slot, action, counter), total);
+    }
+
+    /**
+     * Adds a process block into the retired block and zeroes it. The caller owns the slot (its own on close,
+     * or a dead process's slot it has claimed).
+     *
+     * @param slot    the process slot.
+     * @param actions the number of actions.
+     */
+    public void retire(final int slot, final int actions)
+    {
+        for (int a = 0; a < actions; a++)
+        {
+            for (int c = 0; c < COUNTERS; c++)
+            {
+                final int offset = counterOffset(slot, a, c);
+                final long value = buffer.getLongVolatile(offset);
+                if (value != 0)
+                {
+                    buffer.getAndAddLong(counterOffset(-1, a, c), value);
+                    buffer.putLongRelease(offset, 0);
+                }
+            }
+        }
+    }
+
+    /**
+     * @param action  an action ordinal.
+     * @param counter one of {@link #ADMITTED}, {@link #REFUSED}, {@link #SHADOWED}, {@link #NEVER}.
+     * @return the node-wide total: retired plus every process block, volatile loads, no lock. Not a snapshot:
+     * a process retiring during the sum may be missed or counted twice for that one read.
+     */
+    public long totalVolatile(final int action, final int counter)
+    {
+        long sum = buffer.getLongVolatile(counterOffset(-1, action, counter));
+        for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
+        {
+            sum += buffer.getLongVolatile(counterOffset(slot, action, counter));
+        }
+        return sum;
+    }
+}
