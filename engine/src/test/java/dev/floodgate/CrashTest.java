@@ -93,7 +93,11 @@ class CrashTest
                 // kill. The bucket refills one token every week / LIMIT (201.6 s): a long run earns some back.
                 final long refilled = -Math.floorDiv(-(System.nanoTime() - started) * LIMIT,
                     FloodgateConfig.MAX_WINDOW_MS * 1_000_000L);
-                assertTrue(windowAdmitted <= LIMIT && windowAdmitted >= LIMIT - kills, "window: " + windowAdmitted);
+                // A PUBLISH check that could not reach the table in time (a live guard holder descheduled past
+                // 200 ms) degrades open by design, and is counted: only those may exceed the limit.
+                final long degradedOpen = stats.degraded().get(Action.PUBLISH);
+                assertTrue(windowAdmitted <= LIMIT + degradedOpen && windowAdmitted >= LIMIT - kills,
+                    "window: " + windowAdmitted + " with " + degradedOpen + " degraded PUBLISH checks");
                 assertTrue(bucketAdmitted <= LIMIT + refilled && bucketAdmitted >= LIMIT - kills,
                     "bucket: " + bucketAdmitted + ", refilled at most " + refilled);
                 assertTrue(worstNanos < 1_000_000_000L, "no check waited a second: worst " + worstNanos + " ns");

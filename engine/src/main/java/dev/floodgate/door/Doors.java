@@ -73,7 +73,7 @@ public final class Doors
         this.clock = clock;
         this.counters = counters;
         this.shards = table.shards();
-        this.cache = new QuotaCache((int)Math.min(1 << 16, Math.max(1024, capacity)));
+        this.cache = new QuotaCache((int)Math.min(1 << 18, Math.max(1024, 2 * capacity)));
         this.policyRegion = new PolicyRegion(table.header(), ACTIONS);
         this.scratch = ThreadLocal.withInitial(() -> new long[2 * shards]);
         this.snapshot = readPolicy();
@@ -132,7 +132,7 @@ public final class Doors
         }
         final int kindAction = BUCKET | a;
         final int index = cache.index(hash, kindAction);
-        QuotaSlot slot = cache.get(index);
+        QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
         final long now = ticker.nanos();
         long result = TokenBucket.STALE;
         for (int attempt = 0; attempt < 3 && result == TokenBucket.STALE; attempt++)
@@ -207,8 +207,8 @@ public final class Doors
     private QuotaSlot windowSlot(final CharSequence identifier, final int hash, final int kindAction,
         final Action action, final ActionRule rule, final int index)
     {
-        final QuotaSlot slot = cache.get(index);
-        if (slot == null || !slot.matches(identifier, hash, kindAction) || !slot.isCurrent())
+        final QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
+        if (slot == null || !slot.isCurrent())
         {
             return resolve(identifier, hash, kindAction, action, rule, index);
         }
@@ -374,7 +374,7 @@ public final class Doors
     private long chargeBucket(final Charge c, final int hash, final int kindAction, final int index,
         final ActionRule rule, final long now, final QuotaSlot[] slots, final int i)
     {
-        QuotaSlot slot = cache.get(index);
+        QuotaSlot slot = cache.get(index, c.identifier(), hash, kindAction);
         for (int attempt = 0; attempt < 3; attempt++)
         {
             if (slot == null || !slot.matches(c.identifier(), hash, kindAction) || slot.version != rule.version ||
@@ -438,8 +438,8 @@ public final class Doors
     {
         final int kindAction = BLOCKED | action.ordinal();
         final int index = cache.index(hash, kindAction);
-        QuotaSlot slot = cache.get(index);
-        if (slot == null || !slot.matches(identifier, hash, kindAction) || !slot.isCurrent())
+        QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
+        if (slot == null || !slot.isCurrent())
         {
             slot = resolve(identifier, hash, kindAction, action, null, index);
             if (slot == null)

@@ -7,6 +7,7 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
+import net.openhft.chronicle.hash.impl.BigSegmentHeader;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -24,6 +25,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
@@ -575,9 +579,9 @@ public final class QuotaTable implements AutoCloseable
             keys.clear();
             values.clear();
             enter(TOOL_TIMEOUT_NANOS);
-            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+            try
             {
-                c.forEachSegmentEntry(entry ->
+                scanSegment(segment, entry ->
                 {
                     final byte[] keyBytes = entry.key().get();
                     if (keyBytes[KeyHasher.KIND_INDEX] != 0)
@@ -629,9 +633,9 @@ public final class QuotaTable implements AutoCloseable
         for (int segment = 0; segment < map.segments(); segment++)
         {
             enter(TOOL_TIMEOUT_NANOS);
-            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+            try
             {
-                c.forEachSegmentEntry(entry ->
+                scanSegment(segment, entry ->
                 {
                     final Data<byte[]> k = entry.key();
                     key.wrap(k.bytes().addressForRead(k.offset()), KeyHasher.KEY_LENGTH);
@@ -648,6 +652,46 @@ public final class QuotaTable implements AutoCloseable
                 guard.release();
             }
         }
+    }
+
+    /** Iterates one segment; call under the guard. */
+    private void scanSegment(final int segment, final Consumer<? super MapEntry<byte[], byte[]>> action)
+    {
+        try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+        {
+            c.forEachSegmentEntry(action);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // Chronicle throws this after visiting every entry of the tier, when its counter says more exist
+            if (!String.valueOf(ex.getMessage()).contains("Size diverged"))
+            {
+                throw ex;
+            }
+            repairTierCount(segment, ex);
+        }
+    }
+
+    /**
+     * A process killed inside an insert can leave the segment's entry counter ahead of its hash lookup (the
+     * counter is bumped before the slot is written). The guard is ours, so nobody else is inside Chronicle: set
+     * the counter to what the iteration found, when the segment has a single tier (the only case whose counter
+     * lives where we can reach it: the segment header).
+     */
+    private void repairTierCount(final int segment, final IllegalStateException ex)
+    {
+        final long address = ((VanillaChronicleHash<?, ?, ?, ?>)map).segmentHeaderAddress(segment);
+        final Matcher extra = Pattern.compile("there should be (\\d+) more").matcher(ex.getMessage());
+        if (BigSegmentHeader.INSTANCE.nextTierIndex(address) != 0 || !extra.find())
+        {
+            throw new IllegalStateException(file + ": segment " + segment + "'s entry count diverged and cannot be " +
+                "repaired online (it has chained tiers); stop every process and recover the file", ex);
+        }
+        final long entries = BigSegmentHeader.INSTANCE.entries(address);
+        BigSegmentHeader.INSTANCE.entries(address, entries - Long.parseLong(extra.group(1)));
+        guard.countTierRepair();
+        LOG.log(System.Logger.Level.WARNING, "{0}: segment {1}''s entry count was {2}, {3} more than its entries " +
+            "(a process died inside an insert); repaired", file, segment, entries, extra.group(1));
     }
 
     /**

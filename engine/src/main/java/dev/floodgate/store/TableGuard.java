@@ -34,6 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *  |                 Repairs (64): dead owners taken over          |  8
  *  |                 Last dead owner's pid (64)                    | 16
  *  |                 Timeouts (64): acquisitions given up          | 24
+ *  |                 Tier counts repaired (64)                     | 32
  *  +---------------------------------------------------------------+
  * </pre>
  *
@@ -47,6 +48,7 @@ public final class TableGuard
     public static final int REPAIRS_OFFSET = 8;
     public static final int LAST_DEAD_OFFSET = 16;
     public static final int TIMEOUTS_OFFSET = 24;
+    public static final int TIER_REPAIRS_OFFSET = 32;
     public static final int LENGTH = 64;
 
     private static final long PID = ProcessHandle.current().pid();
@@ -164,6 +166,18 @@ public final class TableGuard
     public long timeouts()
     {
         return record.getLongVolatile(TIMEOUTS_OFFSET);
+    }
+
+    /** Counts a segment entry counter repaired after a process died inside an insert. */
+    void countTierRepair()
+    {
+        record.getAndAddLong(TIER_REPAIRS_OFFSET, 1);
+    }
+
+    /** @return segment entry counters repaired since the file was created. */
+    public long tierRepairs()
+    {
+        return record.getLongVolatile(TIER_REPAIRS_OFFSET);
     }
 
     /** @return the pid of the last dead owner taken over, 0 if none. */
