@@ -46,7 +46,7 @@ public class FreshStringBenchmark
     {
         try
         {
-            Fixtures.requireNoRefusals(gate);
+            Fixtures.requireNoRefusals(gate, HotKeyBenchmark.USER);
         }
         finally
         {

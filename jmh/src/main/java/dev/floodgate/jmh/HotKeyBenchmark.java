@@ -66,7 +66,7 @@ public class HotKeyBenchmark
     {
         try
         {
-            Fixtures.requireNoRefusals(gate);
+            Fixtures.requireNoRefusals(gate, HotKeyBenchmark.USER);
         }
         finally
         {
