@@ -150,16 +150,7 @@ public final class Floodgate implements AutoCloseable
      */
     public long checkLimit(final CharSequence identifier, final Action action)
     {
-        Objects.requireNonNull(identifier, "identifier");
-        if (!enabled)
-        {
-            return ADMITTED;
-        }
-        if (closed)
-        {
-            throw closedError();
-        }
-        return doors.checkBucket(identifier, action, 1);
+        return checkLimit(identifier, action, 1);
     }
 
     /**
@@ -199,16 +190,7 @@ public final class Floodgate implements AutoCloseable
      */
     public long checkLimitInCaller(final CharSequence identifier, final Action action)
     {
-        Objects.requireNonNull(identifier, "identifier");
-        if (!enabled)
-        {
-            return ADMITTED;
-        }
-        if (closed)
-        {
-            throw closedError();
-        }
-        return doors.checkWindow(identifier, action, 1);
+        return checkLimitInCaller(identifier, action, 1);
     }
 
     /**

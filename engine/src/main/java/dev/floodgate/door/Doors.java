@@ -122,8 +122,7 @@ public final class Doors
         final int a = action.ordinal();
         if (rule.isOff())
         {
-            counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
+            return Floodgate.ADMITTED; // not counted: an action switched off must cost next to nothing
         }
         final int hash = QuotaCache.hash(identifier);
         if (cost > rule.limit)
@@ -171,8 +170,7 @@ public final class Doors
         final int a = action.ordinal();
         if (rule.isOff())
         {
-            counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
+            return Floodgate.ADMITTED; // not counted: an action switched off must cost next to nothing
         }
         final int hash = QuotaCache.hash(identifier);
         final int kindAction = WINDOW | a;
