@@ -98,6 +98,43 @@ final class Fixtures
         }
     }
 
+    /** A setup step that may throw. */
+    interface Step
+    {
+        void run(Gate gate) throws Exception;
+    }
+
+    /**
+     * Opens a gate and runs the setup's checks on it, closing it (and deleting its file) when they throw: JMH
+     * runs no tear-down after a failed setup, so nothing else would.
+     *
+     * @param capacity table entries.
+     * @param step     the rest of the setup.
+     * @return the open gate.
+     */
+    static Gate openAnd(final long capacity, final Step step)
+    {
+        final Gate gate = open(capacity);
+        try
+        {
+            step.run(gate);
+            return gate;
+        }
+        catch (final Exception | Error ex)
+        {
+            gate.close();
+            if (ex instanceof RuntimeException runtime)
+            {
+                throw runtime;
+            }
+            if (ex instanceof Error error)
+            {
+                throw error;
+            }
+            throw new IllegalStateException(ex);
+        }
+    }
+
     static Path tempDir()
     {
         try

@@ -35,10 +35,12 @@ public class FreshStringBenchmark
     @Setup(Level.Trial)
     public void setUp()
     {
-        gate = Fixtures.open(1024);
-        Fixtures.requireAdmitted(gate.floodgate.checkLimit(new String(chars), Fixtures.HOT), "checkLimit");
-        Fixtures.requireAdmitted(gate.floodgate.checkLimitInCaller(new String(chars), Fixtures.HOT),
-            "checkLimitInCaller");
+        gate = Fixtures.openAnd(1024, g ->
+        {
+            Fixtures.requireAdmitted(g.floodgate.checkLimit(new String(chars), Fixtures.HOT), "checkLimit");
+            Fixtures.requireAdmitted(g.floodgate.checkLimitInCaller(new String(chars), Fixtures.HOT),
+                "checkLimitInCaller");
+        });
     }
 
     @TearDown(Level.Trial)

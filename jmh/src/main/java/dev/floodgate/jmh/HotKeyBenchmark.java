@@ -43,22 +43,40 @@ public class HotKeyBenchmark
     UnsafeBuffer counter;
 
     @Setup(Level.Trial)
-    public void setUp() throws TableFullException
+    public void setUp()
     {
-        gate = Fixtures.open(1024);
-        for (int i = 0; i < 1000; i++)
+        gate = Fixtures.openAnd(1024, g ->
         {
-            Fixtures.requireAdmitted(gate.floodgate.checkLimit(USER, Fixtures.HOT), "checkLimit");
-            Fixtures.requireAdmitted(gate.floodgate.checkLimitInCaller(USER, Fixtures.HOT), "checkLimitInCaller");
-        }
+            for (int i = 0; i < 1000; i++)
+            {
+                Fixtures.requireAdmitted(g.floodgate.checkLimit(USER, Fixtures.HOT), "checkLimit");
+                Fixtures.requireAdmitted(g.floodgate.checkLimitInCaller(USER, Fixtures.HOT), "checkLimitInCaller");
+            }
+            openCounter();
+        });
+    }
 
-        // The same table layout the doors use, on its own file: one 64-byte aligned word in a mapped value.
+    /** The same table layout the doors use, on its own file: one 64-byte aligned word in a mapped value. */
+    private void openCounter() throws TableFullException
+    {
         counterDir = Fixtures.tempDir();
-        counterTable = QuotaTable.open(counterDir.resolve("counter.map"), 1024,
-            Runtime.getRuntime().availableProcessors(), false, System.nanoTime());
-        final Resolved resolved = counterTable.resolve(EntryLayout.KIND_BLOCKED, Action.PUBLISH, USER, 1, 1, 0, 0,
-            System.nanoTime(), (value, header) -> { });
-        counter = resolved.buffer();
+        try
+        {
+            counterTable = QuotaTable.open(counterDir.resolve("counter.map"), 1024,
+                Runtime.getRuntime().availableProcessors(), false, System.nanoTime());
+            final Resolved resolved = counterTable.resolve(EntryLayout.KIND_BLOCKED, Action.PUBLISH, USER, 1, 1, 0, 0,
+                System.nanoTime(), (value, header) -> { });
+            counter = resolved.buffer();
+        }
+        catch (final RuntimeException | TableFullException ex)
+        {
+            if (counterTable != null)
+            {
+                counterTable.close();
+            }
+            Fixtures.deleteTree(counterDir);
+            throw ex;
+        }
     }
 
     @TearDown(Level.Trial)

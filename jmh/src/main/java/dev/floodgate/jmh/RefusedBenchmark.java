@@ -34,16 +34,19 @@ public class RefusedBenchmark
     @Setup(Level.Trial)
     public void setUp()
     {
-        gate = Fixtures.open(1024);
-        final Floodgate floodgate = gate.floodgate;
-        Fixtures.requireAdmitted(floodgate.checkLimit(HotKeyBenchmark.USER, Fixtures.REFUSED), "first checkLimit");
-        Fixtures.requireAdmitted(floodgate.checkLimitInCaller(HotKeyBenchmark.USER, Fixtures.REFUSED),
-            "first checkLimitInCaller");
-        if (floodgate.checkLimit(HotKeyBenchmark.USER, Fixtures.REFUSED) == Floodgate.ADMITTED ||
-            floodgate.checkLimitInCaller(HotKeyBenchmark.USER, Fixtures.REFUSED) == Floodgate.ADMITTED)
+        gate = Fixtures.openAnd(1024, g ->
         {
-            throw new IllegalStateException("an exhausted quota was admitted");
-        }
+            final Floodgate floodgate = g.floodgate;
+            Fixtures.requireAdmitted(floodgate.checkLimit(HotKeyBenchmark.USER, Fixtures.REFUSED),
+                "first checkLimit");
+            Fixtures.requireAdmitted(floodgate.checkLimitInCaller(HotKeyBenchmark.USER, Fixtures.REFUSED),
+                "first checkLimitInCaller");
+            if (floodgate.checkLimit(HotKeyBenchmark.USER, Fixtures.REFUSED) == Floodgate.ADMITTED ||
+                floodgate.checkLimitInCaller(HotKeyBenchmark.USER, Fixtures.REFUSED) == Floodgate.ADMITTED)
+            {
+                throw new IllegalStateException("an exhausted quota was admitted");
+            }
+        });
     }
 
     @TearDown(Level.Trial)

@@ -32,9 +32,8 @@ public class UnconfiguredBenchmark
     @Setup(Level.Trial)
     public void setUp()
     {
-        gate = Fixtures.open(1024);
-        Fixtures.requireAdmitted(gate.floodgate.checkLimit(HotKeyBenchmark.USER, Fixtures.UNCONFIGURED),
-            "unconfigured checkLimit");
+        gate = Fixtures.openAnd(1024, g -> Fixtures.requireAdmitted(
+            g.floodgate.checkLimit(HotKeyBenchmark.USER, Fixtures.UNCONFIGURED), "unconfigured checkLimit"));
     }
 
     @TearDown(Level.Trial)
