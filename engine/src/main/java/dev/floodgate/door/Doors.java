@@ -28,7 +28,7 @@ import java.util.List;
  * (release), then swaps the word by compare-and-set for one holding the same debt in tokens in the new units
  * (rounded up, and never equal to the old word), then records the new units. A check in any process, on
  * either policy, reads the TAT word and then the generation before its compare-and-set
- * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, long, long, int, long)}): if it read
+ * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, dev.floodgate.Ticker, long, int, long)}): if it read
  * the converted word it sees the new generation and resolves again; if it read the old word its
  * compare-and-set either lands first (and its token is converted with the debt) or fails. So no check applies
  * one policy's units to the other's word, and the tokens already spent carry over: nothing is over-admitted.
@@ -132,7 +132,7 @@ public final class Doors
         final int kindAction = BUCKET | a;
         final int index = cache.index(hash, kindAction);
         QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
-        final long now = ticker.nanos();
+        final long now = clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
         long result = TokenBucket.STALE;
         for (int attempt = 0; attempt < 3 && result == TokenBucket.STALE; attempt++)
         {
@@ -145,7 +145,7 @@ public final class Doors
                     return unavailable(action, rule);
                 }
             }
-            result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, now, cost,
+            result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, ticker, cost,
                 EntryLayout.GENERATION_OFFSET, slot.generation);
             slot = result == TokenBucket.STALE ? null : slot;
         }
@@ -384,7 +384,7 @@ public final class Doors
             {
                 return unavailableResult(c.action(), rule);
             }
-            final long result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, now, c.cost(),
+            final long result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, ticker, c.cost(),
                 EntryLayout.GENERATION_OFFSET, slot.generation);
             if (result != TokenBucket.STALE)
             {

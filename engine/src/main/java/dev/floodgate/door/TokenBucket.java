@@ -113,19 +113,22 @@ public final class TokenBucket
      * and a check that read the old word either lands its compare-and-set before the swap (and is converted
      * with it) or fails it and re-reads. A check never applies one policy's units to another's word.
      *
+     * <p>The clock is read after the TAT word on every attempt: a thread descheduled between a clock read and
+     * its load would otherwise judge a word other threads moved on with a stale "now", and refuse a bucket that
+     * has tokens.
+     *
      * @param buffer       the entry's value.
      * @param offset       the TAT word's offset.
-     * @param nowNanos     monotonic time.
+     * @param clock        monotonic time.
      * @param cost         tokens, 1 to limit.
      * @param genOffset    the generation word's offset.
      * @param generation   the generation the caller's units belong to.
      * @return {@link Floodgate#ADMITTED}, the milliseconds until {@code cost} tokens are available, or
      * {@link #STALE} when the generation changed (resolve again).
      */
-    public long tryAcquire(final AtomicBuffer buffer, final int offset, final long nowNanos, final long cost,
-        final int genOffset, final long generation)
+    public long tryAcquire(final AtomicBuffer buffer, final int offset, final dev.floodgate.Ticker clock,
+        final long cost, final int genOffset, final long generation)
     {
-        final long now = nowNanos * scale;
         final long increment = cost * interval;
         final long threshold = span - increment;
         while (true)
@@ -135,6 +138,7 @@ public final class TokenBucket
             {
                 return STALE;
             }
+            final long now = clock.nanos() * scale;
             final long debt = debt(tat, now);
             if (debt > threshold)
             {
