@@ -312,16 +312,12 @@ public final class Floodgate implements AutoCloseable
                         value.getLong(EntryLayout.LIMIT_OFFSET), value.getLong(EntryLayout.WINDOW_MS_OFFSET))
                         .fullWord(now));
                 }
-                else if (kind == EntryLayout.KIND_WINDOW)
+                else
                 {
                     for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
                     {
-                        value.putLongVolatile(EntryLayout.shardOffset(shard), 0);
+                        value.putLongVolatile(EntryLayout.shardOffset(shard), 0); // window words, blocked stripes
                     }
-                }
-                else
-                {
-                    value.putLongVolatile(EntryLayout.STATE_OFFSET, 0);
                 }
                 // A reset entry is logically gone: checks holding its address go back to the table, and the
                 // janitor removes it after the grace period unless a check revives it first.
@@ -344,7 +340,7 @@ public final class Floodgate implements AutoCloseable
     {
         requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
-        return table.readWord(EntryLayout.KIND_BLOCKED, action, identifier, EntryLayout.STATE_OFFSET, 0);
+        return table.readValue(EntryLayout.KIND_BLOCKED, action, identifier, EntryLayout::blockedCount, 0);
     }
 
     /**
@@ -366,7 +362,7 @@ public final class Floodgate implements AutoCloseable
                 value.getByte(EntryLayout.ACTION_OFFSET) == action.ordinal() &&
                 value.getLong(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE)
             {
-                all.add(new BlockedEntry(EntryLayout.readLabel(value), value.getLong(EntryLayout.STATE_OFFSET)));
+                all.add(new BlockedEntry(EntryLayout.readLabel(value), EntryLayout.blockedCount(value)));
             }
         });
         all.sort(Comparator.comparingLong(BlockedEntry::count).reversed().thenComparing(BlockedEntry::identifier));

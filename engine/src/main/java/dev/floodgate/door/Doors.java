@@ -43,6 +43,7 @@ public final class Doors
     private static final int BUCKET = EntryLayout.KIND_BUCKET << 8;
     private static final int WINDOW = EntryLayout.KIND_WINDOW << 8;
     private static final int BLOCKED = EntryLayout.KIND_BLOCKED << 8;
+    private static final long TOUCH_GRANULARITY_NANOS = 1_000_000_000L;
     private static final int ACTIONS = Action.values().length;
 
     private final QuotaTable table;
@@ -445,8 +446,14 @@ public final class Doors
                 return; // counted by resolve; the refusal itself stands
             }
         }
-        slot.buffer.getAndAddLong(EntryLayout.STATE_OFFSET, 1);
-        slot.buffer.putLongRelease(EntryLayout.TOUCHED_OFFSET, now);
+        // Striped: racing refusals from several CPUs add to different lines. The touch time only needs to say
+        // "refused within the last day", so it is stored only when a second old: the generation line every
+        // check reads stays shared instead of bouncing on each refusal.
+        slot.buffer.getAndAddLong(EntryLayout.shardOffset(ShardProbe.shard(ShardProbe.probe(), shards)), 1);
+        if (now - slot.buffer.getLong(EntryLayout.TOUCHED_OFFSET) > TOUCH_GRANULARITY_NANOS)
+        {
+            slot.buffer.putLongRelease(EntryLayout.TOUCHED_OFFSET, now);
+        }
     }
 
     /** The table could not give this check an entry: security controls fail closed, the others open. */

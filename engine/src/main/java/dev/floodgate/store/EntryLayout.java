@@ -24,7 +24,7 @@ import java.nio.charset.StandardCharsets;
  *  |                 Created, monotonic ns (64)                    | 32
  *  |                 Touched, monotonic ns (64): last refusal      | 40
  *  |                 State sum when tombstoned (64)                | 48
- *  |                 State (64): bucket TAT or blocked count       | 56
+ *  |                 State (64): bucket TAT                        | 56
  *  +---------------------------------------------------------------+
  *  |                 Tombstoned at, monotonic ns (64)              | 64   line 1: tools
  *  +-------------------------------+-------------------------------+
@@ -32,8 +32,9 @@ import java.nio.charset.StandardCharsets;
  *  +-------------------------------+-------------------------------+
  *  |                 Label: identifier's first UTF-8 bytes (384)   | 80..127
  *  +---------------------------------------------------------------+
- *  |                 Window shard 0 (64): window number (40) | used (24), then 56 bytes padding | 128
- *  |                 ... one line per shard, windows only                                      |
+ *  |                 Shard 0 (64), then 56 bytes padding: a window's window number (40) | used (24), | 128
+ *  |                 or a blocked counter's refusals                                              |
+ *  |                 ... one line per shard, windows and blocked counters                        |
  *  +---------------------------------------------------------------+
  * </pre>
  *
@@ -83,7 +84,7 @@ public final class EntryLayout
      */
     public static int valueLength(final byte kind, final int shards)
     {
-        return kind == KIND_WINDOW ? SHARDS_OFFSET + shards * SHARD_STRIDE : HEADER_LENGTH;
+        return kind == KIND_BUCKET ? HEADER_LENGTH : SHARDS_OFFSET + shards * SHARD_STRIDE;
     }
 
     /**
@@ -186,7 +187,25 @@ public final class EntryLayout
      */
     public static int shardsOf(final org.agrona.DirectBuffer value)
     {
-        return kind(value) == KIND_WINDOW ? (value.capacity() - SHARDS_OFFSET) / SHARD_STRIDE : 0;
+        return kind(value) == KIND_BUCKET ? 0 : (value.capacity() - SHARDS_OFFSET) / SHARD_STRIDE;
+    }
+
+    /**
+     * A blocked counter is striped over the shard lines like a window, so that refusals racing on one hot key
+     * from several CPUs do not serialise on one word: each refusal adds one to its thread's shard.
+     *
+     * @param value a blocked counter's value (a copy, or in the file).
+     * @return the refusals it counts: the sum of its shards.
+     */
+    public static long blockedCount(final org.agrona.DirectBuffer value)
+    {
+        long sum = 0;
+        for (int shard = 0, n = shardsOf(value); shard < n; shard++)
+        {
+            sum += value instanceof org.agrona.concurrent.AtomicBuffer atomic ?
+                atomic.getLongVolatile(shardOffset(shard)) : value.getLong(shardOffset(shard));
+        }
+        return sum;
     }
 
     /**
@@ -199,7 +218,7 @@ public final class EntryLayout
      */
     public static long stateSum(final org.agrona.concurrent.AtomicBuffer value)
     {
-        if (kind(value) != KIND_WINDOW)
+        if (kind(value) == KIND_BUCKET)
         {
             return value.getLongVolatile(STATE_OFFSET);
         }

@@ -57,7 +57,7 @@ public final class FileHeader
 {
     /** "FLOODGT" and a zero byte, little-endian. */
     public static final long MAGIC = 0x0054474F444F4C46L;
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
     public static final int MAX_PROCESSES = 64;
 
     public static final int MAGIC_OFFSET = 0;

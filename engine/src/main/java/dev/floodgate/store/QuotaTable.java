@@ -470,12 +470,13 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
-     * Reads one word of an entry under the segment's read lock.
+     * Reads an entry under the segment's read lock.
      *
-     * @return the word, or {@code absent} when there is no live entry.
+     * @param reader computes the result from the entry's value in the file.
+     * @return the reader's result, or {@code absent} when there is no live entry.
      */
-    public long readWord(final byte kind, final Action action, final CharSequence identifier, final int offset,
-        final long absent)
+    public long readValue(final byte kind, final Action action, final CharSequence identifier,
+        final java.util.function.ToLongFunction<UnsafeBuffer> reader, final long absent)
     {
         final byte[] key = hasher.key(identifier, action, kind);
         enter(TOOL_TIMEOUT_NANOS);
@@ -489,7 +490,7 @@ public final class QuotaTable implements AutoCloseable
             }
             final UnsafeBuffer buffer = wrap(entry.value());
             return buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE ? absent :
-                buffer.getLongVolatile(offset);
+                reader.applyAsLong(buffer);
         }
         finally
         {

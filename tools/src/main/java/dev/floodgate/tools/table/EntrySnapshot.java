@@ -54,7 +54,8 @@ public record EntrySnapshot(
         return new EntrySnapshot(kind, Action.fromOrdinal(actionOrdinal), EntryLayout.readLabel(value),
             value.getInt(EntryLayout.IDENTIFIER_LENGTH_OFFSET), value.getLong(EntryLayout.LIMIT_OFFSET),
             value.getLong(EntryLayout.WINDOW_MS_OFFSET), value.getLong(EntryLayout.CREATED_OFFSET),
-            value.getLong(EntryLayout.TOUCHED_OFFSET), value.getLong(EntryLayout.STATE_OFFSET), words,
+            value.getLong(EntryLayout.TOUCHED_OFFSET), kind == EntryKind.BLOCKED ? EntryLayout.blockedCount(value) :
+            value.getLong(EntryLayout.STATE_OFFSET), words,
             value.getLong(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE);
     }
 
