@@ -675,9 +675,11 @@ public final class QuotaTable implements AutoCloseable
 
     /**
      * A process killed inside an insert can leave the segment's entry counter ahead of its hash lookup (the
-     * counter is bumped before the slot is written). The guard is ours, so nobody else is inside Chronicle: set
-     * the counter to what the iteration found, when the segment has a single tier (the only case whose counter
-     * lives where we can reach it: the segment header).
+     * counter is bumped before the slot is written). The guard is ours, so nobody else is inside Chronicle: when
+     * the segment has a single tier (its counter lives in the segment header, where we can reach it), set the
+     * counter to what the iteration found. With chained tiers the counter is out of reach: the scan skips the
+     * rest of that segment (its entries stay correct for checks; the janitor and tools miss its later tiers
+     * until the file is recovered offline), and the event is counted, never thrown at the caller.
      */
     private void repairTierCount(final int segment, final IllegalStateException ex)
     {
@@ -685,8 +687,11 @@ public final class QuotaTable implements AutoCloseable
         final Matcher extra = Pattern.compile("there should be (\\d+) more").matcher(ex.getMessage());
         if (BigSegmentHeader.INSTANCE.nextTierIndex(address) != 0 || !extra.find())
         {
-            throw new IllegalStateException(file + ": segment " + segment + "'s entry count diverged and cannot be " +
-                "repaired online (it has chained tiers); stop every process and recover the file", ex);
+            guard.countTierDivergence();
+            LOG.log(System.Logger.Level.WARNING, "{0}: segment {1}''s entry count diverged in a chained tier (a " +
+                "process died inside an insert); scans skip the rest of that segment until the file is recovered " +
+                "offline", file, segment);
+            return;
         }
         final long entries = BigSegmentHeader.INSTANCE.entries(address);
         BigSegmentHeader.INSTANCE.entries(address, entries - Long.parseLong(extra.group(1)));

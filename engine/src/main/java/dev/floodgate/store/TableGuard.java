@@ -35,6 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *  |                 Last dead owner's pid (64)                    | 16
  *  |                 Timeouts (64): acquisitions given up          | 24
  *  |                 Tier counts repaired (64)                     | 32
+ *  |                 Tier counts diverged beyond repair (64)       | 40
  *  +---------------------------------------------------------------+
  * </pre>
  *
@@ -49,6 +50,7 @@ public final class TableGuard
     public static final int LAST_DEAD_OFFSET = 16;
     public static final int TIMEOUTS_OFFSET = 24;
     public static final int TIER_REPAIRS_OFFSET = 32;
+    public static final int TIER_DIVERGENCES_OFFSET = 40;
     public static final int LENGTH = 64;
 
     private static final long PID = ProcessHandle.current().pid();
@@ -172,6 +174,18 @@ public final class TableGuard
     void countTierRepair()
     {
         record.getAndAddLong(TIER_REPAIRS_OFFSET, 1);
+    }
+
+    /** Counts a chained tier whose entry counter diverged and could not be repaired online. */
+    void countTierDivergence()
+    {
+        record.getAndAddLong(TIER_DIVERGENCES_OFFSET, 1);
+    }
+
+    /** @return chained-tier counters found diverged and left for offline recovery. */
+    public long tierDivergences()
+    {
+        return record.getLongVolatile(TIER_DIVERGENCES_OFFSET);
     }
 
     /** @return segment entry counters repaired since the file was created. */
