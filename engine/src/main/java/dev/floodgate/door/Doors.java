@@ -137,7 +137,9 @@ public final class Doors
         long result = TokenBucket.STALE;
         for (int attempt = 0; attempt < 3 && result == TokenBucket.STALE; attempt++)
         {
-            if (slot == null || !slot.matches(identifier, hash, kindAction) || slot.version != rule.version ||
+            // A slot in newer units than this check's rule (another process converted under a policy this
+            // thread loaded a moment too early) is the truth: its units are the entry's. Only older is stale.
+            if (slot == null || !slot.matches(identifier, hash, kindAction) || slot.version < rule.version ||
                 !slot.isCurrent())
             {
                 slot = resolve(identifier, hash, kindAction, action, rule, index);
@@ -376,7 +378,7 @@ public final class Doors
         QuotaSlot slot = cache.get(index, c.identifier(), hash, kindAction);
         for (int attempt = 0; attempt < 3; attempt++)
         {
-            if (slot == null || !slot.matches(c.identifier(), hash, kindAction) || slot.version != rule.version ||
+            if (slot == null || !slot.matches(c.identifier(), hash, kindAction) || slot.version < rule.version ||
                 !slot.isCurrent())
             {
                 slot = resolve(c.identifier(), hash, kindAction, c.action(), rule, index);
