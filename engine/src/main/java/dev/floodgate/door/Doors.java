@@ -547,9 +547,4 @@ public final class Doors
         value.putIntRelease(EntryLayout.UNITS_VERSION_OFFSET, (int)rule.version);
     }
 
-    /** Forgets every cached address; the next check of each key resolves it again. */
-    public void clearCache()
-    {
-        cache.clear();
-    }
 }

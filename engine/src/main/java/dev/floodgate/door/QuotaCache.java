@@ -75,8 +75,4 @@ final class QuotaCache
         }
     }
 
-    void clear()
-    {
-        java.util.Arrays.fill(slots, null);
-    }
 }
