@@ -24,9 +24,10 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -64,8 +65,15 @@ public final class Floodgate implements AutoCloseable
 
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
     private static final long HEARTBEAT_NANOS = 100_000_000L;
-    /** How long close waits for checks already past the closed test before it unmaps the file. */
-    public static final long CLOSE_GRACE_MS = 20;
+    /** A heartbeat gap this long means the process was stopped: reclamation waits a grace period after it. */
+    private static final long STALL_NANOS = 1_000_000_000L;
+    /** Unmaps a table when its {@code Floodgate} is unreachable: no check can be running then. */
+    private static final Cleaner UNMAPPER = Cleaner.create(runnable ->
+    {
+        final Thread thread = new Thread(runnable, "floodgate-unmapper");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     static
     {
@@ -98,12 +106,19 @@ public final class Floodgate implements AutoCloseable
         final Ticker ticker = config.ticker();
         this.counterRegion = new CounterRegion(table.header());
         this.counters = new CheckCounters(Action.values().length);
-        this.registry = new ProcessRegistry(table.header());
-        this.registrySlot = registry.register(ThreadLocalRandom.current().nextLong(), ticker.nanos());
+        final long graceNanos = config.reclaimGraceMs() * 1_000_000L;
+        this.registry = new ProcessRegistry(table.header(), table.locks(), Math.min(STALL_NANOS, graceNanos / 2));
+        this.registrySlot = registry.register(table.owner(), ticker.nanos());
         this.clock = new CoarseClock(ticker, this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");
-        this.doors = new Doors(table, config.capacity(), ticker, clock, counters, this::requestEmergencyCleanup);
-        this.janitor = new Janitor(table, registry, ticker, config.reclaimGraceMs() * 1_000_000L, registrySlot,
-            doors::policy);
+        final long[] unreachable = new long[Action.values().length];
+        for (final Action action : Action.values())
+        {
+            unreachable[action.ordinal()] = config.admitsWhenUnreachable(action) ? ADMITTED :
+                config.unreachableRetryAfterMs();
+        }
+        this.doors = new Doors(table, config.capacity(), ticker, clock, counters, this::requestEmergencyCleanup,
+            unreachable);
+        this.janitor = new Janitor(table, registry, ticker, graceNanos, registrySlot, doors::policy);
         this.janitorThread = Executors.newSingleThreadScheduledExecutor(r ->
         {
             final Thread thread = new Thread(r, "floodgate-janitor");
@@ -112,6 +127,7 @@ public final class Floodgate implements AutoCloseable
         });
         janitorThread.scheduleWithFixedDelay(this::scheduledCleanup, config.cleanupIntervalMs(),
             config.cleanupIntervalMs(), TimeUnit.MILLISECONDS);
+        UNMAPPER.register(this, table::close); // the action holds the table, never this
     }
 
     /**
@@ -176,7 +192,14 @@ public final class Floodgate implements AutoCloseable
         {
             throw closedError();
         }
-        return doors.checkBucket(identifier, action, cost);
+        try
+        {
+            return doors.checkBucket(identifier, action, cost);
+        }
+        finally
+        {
+            Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
+        }
     }
 
     /**
@@ -215,7 +238,14 @@ public final class Floodgate implements AutoCloseable
         {
             throw closedError();
         }
-        return doors.checkWindow(identifier, action, cost);
+        try
+        {
+            return doors.checkWindow(identifier, action, cost);
+        }
+        finally
+        {
+            Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
+        }
     }
 
     /**
@@ -245,7 +275,14 @@ public final class Floodgate implements AutoCloseable
         {
             throw closedError();
         }
-        return doors.charge(charges);
+        try
+        {
+            return doors.charge(charges);
+        }
+        finally
+        {
+            Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
+        }
     }
 
     /**
@@ -253,6 +290,7 @@ public final class Floodgate implements AutoCloseable
      */
     public FloodgatePolicy policy()
     {
+        ensureOpen();
         return toPolicy(doors.policy());
     }
 
@@ -267,6 +305,7 @@ public final class Floodgate implements AutoCloseable
      */
     public FloodgatePolicy reconfigure(final FloodgateConfig newConfig)
     {
+        ensureOpen();
         Objects.requireNonNull(newConfig, "newConfig");
         publish(table, newConfig, config.ticker(), false);
         return policy();
@@ -293,6 +332,7 @@ public final class Floodgate implements AutoCloseable
      */
     public List<String> resetEntries(final CharSequence identifier, final Action action)
     {
+        ensureOpen();
         requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
         final List<String> removed = new ArrayList<>(3);
@@ -338,6 +378,7 @@ public final class Floodgate implements AutoCloseable
      */
     public long blockedCount(final CharSequence identifier, final Action action)
     {
+        ensureOpen();
         requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
         return table.readValue(EntryLayout.KIND_BLOCKED, action, identifier, EntryLayout::blockedCount, 0);
@@ -350,6 +391,7 @@ public final class Floodgate implements AutoCloseable
      */
     public List<BlockedEntry> topBlocked(final Action action, final int n)
     {
+        ensureOpen();
         Objects.requireNonNull(action, "action");
         if (n < 0)
         {
@@ -372,6 +414,7 @@ public final class Floodgate implements AutoCloseable
     /** @return a summary of the table. */
     public Stats stats()
     {
+        ensureOpen();
         final long[] counts = new long[4];
         final long[] tombstoned = {0};
         table.forEachEntryInPlace((key, value) ->
@@ -409,6 +452,7 @@ public final class Floodgate implements AutoCloseable
      */
     public Map<Action, Stats.Checks> checks()
     {
+        ensureOpen();
         counters.flush(counterRegion, registrySlot);
         return readChecks(table.header());
     }
@@ -439,6 +483,7 @@ public final class Floodgate implements AutoCloseable
      */
     public int cleanup()
     {
+        ensureOpen();
         return janitor.runPass().reaped();
     }
 
@@ -471,49 +516,42 @@ public final class Floodgate implements AutoCloseable
     /** @return the shard count fixed in the file. */
     public int shards()
     {
+        ensureOpen();
         return table.shards();
     }
 
     /**
-     * Stops the janitor and clock threads, leaves the process registry and unmaps the file. State stays in the
-     * file. Checks after close throw {@link IllegalStateException}; a check still running when close unmaps the
-     * file would touch unmapped memory, so close waits {@link #CLOSE_GRACE_MS} ms after refusing new checks.
+     * Detaches from the file: every method but {@link #config()} throws {@link IllegalStateException} from now
+     * on; the janitor and clock threads stop; this process's counts are folded into the file and it leaves the
+     * process registry; table operations in flight (cold checks waiting for a segment, a janitor pass) are waited
+     * for, each bounded by its timeout. State stays in the file.
+     *
+     * <p>The file is never unmapped under a check: a warm check that passed the closed test a moment before may
+     * still be writing to it. It is unmapped when this instance becomes unreachable (a {@link Cleaner} action),
+     * which a running check prevents. Idempotent; thread-safe.
      */
     @Override
     public void close()
     {
-        if (closed)
+        synchronized (this)
         {
-            return;
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
         }
-        closed = true;
-        java.util.concurrent.locks.LockSupport.parkNanos(CLOSE_GRACE_MS * 1_000_000L); // let in-flight checks end
-        janitorThread.shutdownNow();
-        try
-        {
-            janitorThread.awaitTermination(10, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        janitorThread.shutdownNow(); // a pass in flight finishes on mapped memory; table operations then throw
         clock.close();
         counters.flush(counterRegion, registrySlot); // the last counts, then fold them into the retired block
-        registry.unregister(registrySlot);
-        table.close();
+        registry.unregister(table.owner());
+        table.detach();
     }
 
     private void heartbeat()
     {
-        try
-        {
-            registry.heartbeat(registrySlot, config.ticker().nanos());
-            counters.flush(counterRegion, registrySlot);
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.log(System.Logger.Level.ERROR, "heartbeat failed", ex);
-        }
+        registry.heartbeat(registrySlot, config.ticker().nanos());
+        counters.flush(counterRegion, registrySlot);
     }
 
     /** A check found the table full: run a janitor pass now, on the janitor thread, unless one is pending. */
@@ -544,7 +582,18 @@ public final class Floodgate implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            LOG.log(System.Logger.Level.ERROR, "janitor pass over " + config.file() + " failed", ex);
+            if (!closed) // a pass cut short by close is no failure
+            {
+                LOG.log(System.Logger.Level.ERROR, "janitor pass over " + config.file() + " failed", ex);
+            }
+        }
+    }
+
+    private void ensureOpen()
+    {
+        if (closed)
+        {
+            throw closedError();
         }
     }
 
@@ -601,7 +650,7 @@ public final class Floodgate implements AutoCloseable
     }
 
     /**
-     * Publishes under the table guard, so publishers serialise (and of two JVMs opening a new file together,
+     * Publishes under the policy guard, so publishers serialise (and of two JVMs opening a new file together,
      * exactly one publishes first; the other adopts).
      *
      * @param onlyIfNone publish only when the file has no policy yet.
@@ -612,10 +661,10 @@ public final class Floodgate implements AutoCloseable
     {
         final int actions = Action.values().length;
         final PolicyRegion region = new PolicyRegion(table.header(), actions);
-        if (!table.guard().acquire(QuotaTable.TOOL_TIMEOUT_NANOS))
+        if (!table.guard().acquirePolicy(QuotaTable.TOOL_TIMEOUT_NANOS))
         {
-            throw new dev.floodgate.store.TableBusyException(table.file() + ": process " +
-                table.guard().ownerVolatile() + " holds the table guard; the policy was not published");
+            throw new dev.floodgate.store.TableBusyException(table.file() + ": another live process held the " +
+                "policy guard for " + QuotaTable.TOOL_TIMEOUT_NANOS / 1_000_000 + " ms; the policy was not published");
         }
         try
         {
@@ -639,7 +688,7 @@ public final class Floodgate implements AutoCloseable
         }
         finally
         {
-            table.guard().release();
+            table.guard().releasePolicy();
         }
     }
 

@@ -47,6 +47,14 @@ public final class FloodgateConfig
     public static final long DEFAULT_CAPACITY = 100_000L;
     /** Default reclamation grace period. */
     public static final long DEFAULT_RECLAIM_GRACE_MS = 10_000L;
+    /**
+     * The least reclamation grace period: far above the longest a check can sit between its generation test and
+     * its write (a cold check waits at most 50 ms for a segment; the worst check measured under load was 0.63 s
+     * with the old node-wide guard). See NOTES.md, Reliability.
+     */
+    public static final long MIN_RECLAIM_GRACE_MS = 2_000L;
+    /** Default retry-after of a check refused because its entry could not be reached. */
+    public static final long DEFAULT_UNREACHABLE_RETRY_AFTER_MS = 50L;
     /** Default janitor interval. */
     public static final long DEFAULT_CLEANUP_INTERVAL_MS = 300_000L;
 
@@ -55,6 +63,7 @@ public final class FloodgateConfig
     public static final String KEY_FILE = "file";
     public static final String KEY_CAPACITY = "capacity";
     public static final String KEY_GROUP_READABLE = "file_group_readable";
+    public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = "unreachable_retry_after_ms";
 
     private final Path file;
     private final boolean enabled;
@@ -65,6 +74,8 @@ public final class FloodgateConfig
     private final Ticker ticker;
     private final long reclaimGraceMs;
     private final boolean groupReadable;
+    private final boolean[] admitWhenUnreachable;
+    private final long unreachableRetryAfterMs;
 
     /**
      * One action's limit.
@@ -92,6 +103,8 @@ public final class FloodgateConfig
         this.ticker = builder.ticker;
         this.reclaimGraceMs = builder.reclaimGraceMs;
         this.groupReadable = builder.groupReadable;
+        this.admitWhenUnreachable = builder.admitWhenUnreachable.clone();
+        this.unreachableRetryAfterMs = builder.unreachableRetryAfterMs;
     }
 
     /**
@@ -164,10 +177,15 @@ public final class FloodgateConfig
                 case KEY_CAPACITY -> builder.capacity(parseLong(key, value));
                 case KEY_FILE -> builder.file(Path.of(value));
                 case KEY_GROUP_READABLE -> builder.groupReadable(parseBoolean(key, value));
+                case KEY_UNREACHABLE_RETRY_AFTER_MS -> builder.unreachableRetryAfterMs(parseLong(key, value));
                 default ->
                 {
                     final Action action = actionOf(key);
-                    if (key.equals(modeKey(action)))
+                    if (key.equals(unreachableKey(action)))
+                    {
+                        builder.admitWhenUnreachable(action, parseUnreachable(key, value));
+                    }
+                    else if (key.equals(modeKey(action)))
                     {
                         builder.shadow(action, parseShadow(key, value));
                     }
@@ -193,7 +211,7 @@ public final class FloodgateConfig
     public static String[] keys()
     {
         final Action[] actions = Action.values();
-        final String[] keys = new String[5 + 3 * actions.length];
+        final String[] keys = new String[6 + 4 * actions.length];
         int i = 0;
         keys[i++] = KEY_ENABLED;
         for (final Action action : actions)
@@ -205,6 +223,11 @@ public final class FloodgateConfig
         {
             keys[i++] = modeKey(action);
         }
+        for (final Action action : actions)
+        {
+            keys[i++] = unreachableKey(action);
+        }
+        keys[i++] = KEY_UNREACHABLE_RETRY_AFTER_MS;
         keys[i++] = KEY_CLEANUP_INTERVAL_MS;
         keys[i++] = KEY_FILE;
         keys[i++] = KEY_CAPACITY;
@@ -228,6 +251,32 @@ public final class FloodgateConfig
     public static String modeKey(final Action action)
     {
         return action.configPrefix() + "_rate_mode";
+    }
+
+    /**
+     * @param action an action.
+     * @return its unreachable-rule key, e.g. {@code publish_rate_unreachable}: what a check answers when it cannot
+     * reach its entry in time ({@code refuse}, the default, or {@code admit}).
+     */
+    public static String unreachableKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_unreachable";
+    }
+
+    /**
+     * @param action an action.
+     * @return true when a check of it that cannot reach its entry in time is admitted (and counted as admitted);
+     * false (the default) when it is refused with {@link #unreachableRetryAfterMs()}, which keeps counts exact.
+     */
+    public boolean admitsWhenUnreachable(final Action action)
+    {
+        return admitWhenUnreachable[action.ordinal()];
+    }
+
+    /** @return the retry-after, in ms, of a check refused because its entry could not be reached in time. */
+    public long unreachableRetryAfterMs()
+    {
+        return unreachableRetryAfterMs;
     }
 
     /**
@@ -287,6 +336,8 @@ public final class FloodgateConfig
         builder.ticker = ticker;
         builder.reclaimGraceMs = reclaimGraceMs;
         builder.groupReadable = groupReadable;
+        System.arraycopy(admitWhenUnreachable, 0, builder.admitWhenUnreachable, 0, admitWhenUnreachable.length);
+        builder.unreachableRetryAfterMs = unreachableRetryAfterMs;
         return builder;
     }
 
@@ -370,7 +421,9 @@ public final class FloodgateConfig
     {
         return other instanceof FloodgateConfig that && enabled == that.enabled &&
             cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
-            Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker);
+            Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker) &&
+            Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
+            unreachableRetryAfterMs == that.unreachableRetryAfterMs;
     }
 
     @Override
@@ -383,7 +436,8 @@ public final class FloodgateConfig
     {
         for (final Action action : Action.values())
         {
-            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(modeKey(action)))
+            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(modeKey(action)) ||
+                key.equals(unreachableKey(action)))
             {
                 return action;
             }
@@ -419,6 +473,20 @@ public final class FloodgateConfig
         throw new IllegalArgumentException(key + "='" + value + "': expected enforce or shadow");
     }
 
+    private static boolean parseUnreachable(final String key, final String value)
+    {
+        final String v = value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("refuse"))
+        {
+            return false;
+        }
+        if (v.equals("admit"))
+        {
+            return true;
+        }
+        throw new IllegalArgumentException(key + "='" + value + "': expected refuse or admit");
+    }
+
     private static boolean parseBoolean(final String key, final String value)
     {
         final String v = value.trim().toLowerCase(Locale.ROOT);
@@ -445,6 +513,34 @@ public final class FloodgateConfig
         private Ticker ticker = Ticker.system();
         private long reclaimGraceMs = DEFAULT_RECLAIM_GRACE_MS;
         private boolean groupReadable;
+        private final boolean[] admitWhenUnreachable = new boolean[Action.values().length];
+        private long unreachableRetryAfterMs = DEFAULT_UNREACHABLE_RETRY_AFTER_MS;
+
+        /**
+         * What a check of {@code action} answers when it cannot reach its entry in time (a live process held the
+         * entry's segment longer than the check waits, or the table is full).
+         *
+         * @param action the action.
+         * @param admit  true to admit, counted as admitted (the quota may then be exceeded); false (the default)
+         *               to refuse with {@link #unreachableRetryAfterMs(long)}, which keeps every count exact.
+         * @return this.
+         */
+        public Builder admitWhenUnreachable(final Action action, final boolean admit)
+        {
+            this.admitWhenUnreachable[Objects.requireNonNull(action, "action").ordinal()] = admit;
+            return this;
+        }
+
+        /**
+         * @param retryAfterMs the retry-after of a check refused because its entry could not be reached, 1 to
+         *                     60000 ms (default 50).
+         * @return this.
+         */
+        public Builder unreachableRetryAfterMs(final long retryAfterMs)
+        {
+            this.unreachableRetryAfterMs = retryAfterMs;
+            return this;
+        }
 
         /**
          * @param groupReadable true to create the file 0640 (an operators' group may run the CLI), else 0600.
@@ -466,7 +562,7 @@ public final class FloodgateConfig
 
         /**
          * @param graceMs how long a tombstoned entry stands before removal; far longer than any check can sit
-         *                between its generation test and its write. At least 100 ms.
+         *                between its generation test and its write. At least {@link #MIN_RECLAIM_GRACE_MS}.
          * @return this.
          */
         public Builder reclaimGraceMs(final long graceMs)
@@ -545,8 +641,11 @@ public final class FloodgateConfig
             }
             check(cleanupIntervalMs >= 1 && cleanupIntervalMs <= MAX_CLEANUP_INTERVAL_MS, KEY_CLEANUP_INTERVAL_MS,
                 cleanupIntervalMs, "a whole number of milliseconds from 1 to " + MAX_CLEANUP_INTERVAL_MS);
-            check(reclaimGraceMs >= 100 && reclaimGraceMs <= MAX_CLEANUP_INTERVAL_MS, "reclaim_grace_ms",
-                reclaimGraceMs, "a whole number of milliseconds from 100 to " + MAX_CLEANUP_INTERVAL_MS);
+            check(reclaimGraceMs >= MIN_RECLAIM_GRACE_MS && reclaimGraceMs <= MAX_CLEANUP_INTERVAL_MS,
+                "reclaim_grace_ms", reclaimGraceMs, "a whole number of milliseconds from " + MIN_RECLAIM_GRACE_MS +
+                " to " + MAX_CLEANUP_INTERVAL_MS + " (far above the longest a check can take)");
+            check(unreachableRetryAfterMs >= 1 && unreachableRetryAfterMs <= 60_000, KEY_UNREACHABLE_RETRY_AFTER_MS,
+                unreachableRetryAfterMs, "a whole number of milliseconds from 1 to 60000");
             check(capacity >= 1 && capacity <= MAX_CAPACITY, KEY_CAPACITY, capacity,
                 "a whole number of entries from 1 to " + MAX_CAPACITY);
             return new FloodgateConfig(this);

@@ -41,7 +41,7 @@ class FloodgateTest
     private FloodgateConfig.Builder config()
     {
         return FloodgateConfig.builder().file(dir.resolve("quota.map")).capacity(10_000).ticker(ticker)
-            .limit(Action.PUBLISH, 5, 1_000).limit(Action.SUBSCRIBE, 3, 60_000).reclaimGraceMs(1_000);
+            .limit(Action.PUBLISH, 5, 1_000).limit(Action.SUBSCRIBE, 3, 60_000).reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
     }
 
     enum Door
@@ -191,7 +191,7 @@ class FloodgateTest
         ticker.advanceMs(6_000); // "idle" has refilled completely; "busy" still owes 9 tokens; the window is over
         assertEquals(0, gate.cleanup(), "first pass only tombstones");
         assertEquals(2, gate.stats().tombstoned());
-        ticker.advanceMs(999);
+        ticker.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS - 1);
         assertEquals(0, gate.cleanup(), "still within the grace period");
         ticker.advanceMs(1);
         assertEquals(2, gate.cleanup());
@@ -226,17 +226,17 @@ class FloodgateTest
         admitted(Door.BUCKET, "10.0.0.5", Action.AUTH, 11);
         ticker.advanceMs(60_000); // both buckets full again
         gate.cleanup();           // tombstones both buckets
-        ticker.advanceMs(1_000);
+        ticker.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
         gate.cleanup();           // removes the buckets; the session's blocked counter is now orphaned
-        ticker.advanceMs(1_000);
+        ticker.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
         gate.cleanup();
-        ticker.advanceMs(1_000);
+        ticker.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
         gate.cleanup();
         assertEquals(0, gate.blockedCount(session, Action.DASHBOARD_API), "went with its bucket");
         assertEquals(1, gate.blockedCount("10.0.0.5", Action.AUTH), "kept for a day");
         ticker.advanceMs(24 * 3_600_000L);
         gate.cleanup();
-        ticker.advanceMs(1_000);
+        ticker.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
         gate.cleanup();
         assertEquals(0, gate.blockedCount("10.0.0.5", Action.AUTH));
         assertEquals(0, gate.stats().entries());

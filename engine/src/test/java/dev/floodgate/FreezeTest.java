@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(180)
 class FreezeTest
 {
-    private static final long GRACE_MS = 300;
+    private static final long GRACE_MS = FloodgateConfig.MIN_RECLAIM_GRACE_MS;
 
     @TempDir
     Path dir;

@@ -43,7 +43,8 @@ class FullTableTest
             for (int i = 0; i < 3; i++)
             {
                 sprayers.add(ChildJvm.start(Sprayer.class, file.toString(), Long.toString(CAPACITY),
-                    Long.toString(HOT_LIMIT), Integer.toString(perJvm), "200", go.toString()));
+                    Long.toString(HOT_LIMIT), Integer.toString(perJvm), Long.toString(FloodgateConfig.MIN_RECLAIM_GRACE_MS),
+                    go.toString()));
             }
             for (final ChildJvm sprayer : sprayers)
             {

@@ -105,7 +105,7 @@ class ModelCheckTest
         final Random random = new Random(seed);
         final ManualTicker ticker = new ManualTicker(random.nextLong() >> 8);
         final FloodgateConfig.Builder builder = FloodgateConfig.builder().file(dir.resolve("model-" + seed + ".map"))
-            .capacity(1_000).ticker(ticker).reclaimGraceMs(100);
+            .capacity(1_000).ticker(ticker).reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
         for (int a = 0; a < ACTIONS.length; a++)
         {
             builder.limit(ACTIONS[a], LIMITS[a], WINDOWS_MS[a]);

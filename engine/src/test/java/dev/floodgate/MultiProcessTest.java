@@ -135,7 +135,8 @@ class MultiProcessTest
         {
             // every JVM churns short-lived SUBSCRIBE windows (20 ms); the third also runs janitor passes
             args.add(new String[] {file.toString(), "window", "publish", "hot-user", Long.toString(limit),
-                Long.toString(WEEK_MS), "2", "20000", go.toString(), "400", jvm == 2 ? "12" : "0", "200"});
+                Long.toString(WEEK_MS), "2", "20000", go.toString(), "400", jvm == 2 ? "8" : "0",
+                Long.toString(FloodgateConfig.MIN_RECLAIM_GRACE_MS)});
         }
         final List<String> results = runTogether(args, go);
         assertEquals(before, weekNumber(), "the run straddled a window boundary; rerun");

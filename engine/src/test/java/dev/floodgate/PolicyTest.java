@@ -35,7 +35,7 @@ class PolicyTest
     private FloodgateConfig.Builder config()
     {
         return FloodgateConfig.builder().file(dir.resolve("policy.map")).capacity(10_000).ticker(ticker)
-            .reclaimGraceMs(1_000);
+            .reclaimGraceMs(2_000);
     }
 
     private Floodgate open(final FloodgateConfig config)

@@ -32,12 +32,13 @@ public final class CheckCounters
     }
 
     /**
-     * Stores the running totals into this process's block.
+     * Stores the running totals into this process's block. Synchronised: the clock thread and a caller of
+     * {@code checks()} flush concurrently, and a slower flush must not store an older, smaller total last.
      *
      * @param region the file's counters.
      * @param slot   this process's registry slot.
      */
-    public void flush(final CounterRegion region, final int slot)
+    public synchronized void flush(final CounterRegion region, final int slot)
     {
         for (int a = 0; a < actions; a++)
         {

@@ -51,7 +51,14 @@ public final class CoarseClock implements AutoCloseable
             if (now - nextPeriodic >= 0)
             {
                 nextPeriodic = now + periodicNanos;
-                periodic.run();
+                try
+                {
+                    periodic.run();
+                }
+                catch (final Throwable ex) // an Error too: a dead clock thread would freeze the window door's clock
+                {
+                    System.getLogger("dev.floodgate").log(System.Logger.Level.ERROR, "periodic task failed", ex);
+                }
             }
             LockSupport.parkNanos(published ? TICK_NANOS : periodicNanos);
         }

@@ -55,6 +55,7 @@ public final class Doors
     private final PolicyRegion policyRegion;
     private final CheckCounters counters;
     private final ThreadLocal<long[]> scratch;
+    private final long[] unreachable;
     private volatile PolicySnapshot snapshot;
 
     /**
@@ -64,10 +65,13 @@ public final class Doors
      * @param clock       the window door's clock.
      * @param counters    this process's check counters.
      * @param onTableFull asked (without waiting) to reclaim idle entries when a check finds the table full.
+     * @param unreachable per action ordinal, what a check answers when it cannot reach its entry in time:
+     *                    {@link Floodgate#ADMITTED} or a retry-after in ms.
      */
     public Doors(final QuotaTable table, final long capacity, final Ticker ticker, final CoarseClock clock,
-        final CheckCounters counters, final Runnable onTableFull)
+        final CheckCounters counters, final Runnable onTableFull, final long[] unreachable)
     {
+        this.unreachable = unreachable.clone();
         this.onTableFull = onTableFull;
         this.table = table;
         this.ticker = ticker;
@@ -458,7 +462,11 @@ public final class Doors
         }
     }
 
-    /** The table could not give this check an entry: security controls fail closed, the others open. */
+    /**
+     * The table could not give this check its entry in time (a live process held the segment, or the table is
+     * full): the operator's rule for the action answers, and the answer is counted as what it is. Nothing is
+     * ever admitted here without being counted as admitted.
+     */
     private long unavailable(final Action action, final ActionRule rule)
     {
         final long result = unavailableResult(action, rule);
@@ -467,9 +475,9 @@ public final class Doors
         return result;
     }
 
-    private static long unavailableResult(final Action action, final ActionRule rule)
+    private long unavailableResult(final Action action, final ActionRule rule)
     {
-        return action.isSecurityControl() ? Math.max(1, rule.windowMs) : Floodgate.ADMITTED;
+        return unreachable[action.ordinal()];
     }
 
     private QuotaSlot resolve(final CharSequence identifier, final int hash, final int kindAction,

@@ -85,15 +85,13 @@ public final class Janitor
         header.addCounter(FileHeader.JANITOR_RUNS_OFFSET, 1);
         registry.heartbeat(ownSlot, now);
         registry.freeDead();
-        final long frozenPid = registry.frozenProcess(ownSlot, now, graceNanos);
+        final long frozenPid = registry.reclaimBlocker(now, graceNanos);
 
         final List<byte[]> expired = new ArrayList<>();
         final List<byte[]> idle = new ArrayList<>();
         final List<byte[]> orphanCandidates = new ArrayList<>();
-        final long[] live = {0};
         table.forEachEntryInPlace((key, value) ->
         {
-            live[0]++;
             if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
             {
                 if (now - value.getLong(EntryLayout.TOMBSTONED_AT_OFFSET) >= graceNanos)
@@ -111,7 +109,6 @@ public final class Janitor
                 idle.add(copy(key));
             }
         });
-        header.putEntryCountRelease(live[0]);
         for (final byte[] key : orphanCandidates)
         {
             // a DASHBOARD_API blocked count goes with its bucket (and window); a tombstone is never a loss,

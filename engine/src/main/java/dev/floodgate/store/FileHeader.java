@@ -34,8 +34,8 @@ import org.agrona.concurrent.AtomicBuffer;
  *  +---------------------------------------------------------------+
  *  |                 Policy generation (64): 0 = none published    | 384  line 6: read by every check
  *  +---------------------------------------------------------------+
- *  |  Process slot 0 (64 bytes): pid | start ms | heartbeat ns |   | 512  lines 8..71
- *  |    attached ns | nonce                                        |
+ *  |  Process slot 0 (64 bytes): owner word (slot, token) | pid |   | 512  lines 8..71
+ *  |    start ms | heartbeat ns | attached ns | resumed ns        |
  *  |  ... {@link #MAX_PROCESSES} slots                             |
  *  +---------------------------------------------------------------+
  *  |  Policy record 0: one 128-byte block per action               | 4608 (generation even)
@@ -51,13 +51,15 @@ import org.agrona.concurrent.AtomicBuffer;
  * Counters are updated with atomic adds and read with volatile loads: a reader sees each counter exactly,
  * but the set of counters is not a consistent snapshot. The policy records' layout is {@link PolicyRegion};
  * the per-process counter blocks are {@link CounterRegion}. Format version 2 added the policy and counters:
- * a version-1 engine would ignore the file's policy, so it must not open a version-2 file.
+ * a version-1 engine would ignore the file's policy, so it must not open a version-2 file. Version 4 moved
+ * liveness to kernel locks ({@link ProcessRegistry}) and the guards to one per segment ({@link TableGuard}):
+ * a version-3 engine would trust pids and a node-wide guard, so the versions must not share a file.
  */
 public final class FileHeader
 {
     /** "FLOODGT" and a zero byte, little-endian. */
     public static final long MAGIC = 0x0054474F444F4C46L;
-    public static final int FORMAT_VERSION = 3;
+    public static final int FORMAT_VERSION = 4;
     public static final int MAX_PROCESSES = 64;
 
     public static final int MAGIC_OFFSET = 0;
@@ -79,11 +81,12 @@ public final class FileHeader
     public static final int POLICY_GENERATION_OFFSET = 384;
     public static final int PROCESSES_OFFSET = 512;
     public static final int PROCESS_STRIDE = 64;
-    public static final int PROCESS_PID = 0;
-    public static final int PROCESS_START_MS = 8;
-    public static final int PROCESS_HEARTBEAT_NANOS = 16;
-    public static final int PROCESS_ATTACHED_NANOS = 24;
-    public static final int PROCESS_NONCE = 32;
+    public static final int PROCESS_OWNER = 0;
+    public static final int PROCESS_PID = 8;
+    public static final int PROCESS_START_MS = 16;
+    public static final int PROCESS_HEARTBEAT_NANOS = 24;
+    public static final int PROCESS_ATTACHED_NANOS = 32;
+    public static final int PROCESS_RESUMED_NANOS = 40;
     public static final int POLICY_RECORDS_OFFSET = PROCESSES_OFFSET + MAX_PROCESSES * PROCESS_STRIDE;
     public static final int POLICY_ACTION_STRIDE = 128;
     public static final int POLICY_RECORD_LENGTH = 5 * POLICY_ACTION_STRIDE;
@@ -170,12 +173,6 @@ public final class FileHeader
     public void addCounter(final int offset, final long delta)
     {
         buffer.getAndAddLong(offset, delta);
-    }
-
-    /** @param count the entry count the janitor just counted. */
-    public void putEntryCountRelease(final long count)
-    {
-        buffer.putLongRelease(ENTRY_COUNT_OFFSET, count);
     }
 
     /** @param action an action. @return the offset of its table-full counter. */

@@ -3,15 +3,18 @@ package dev.floodgate.store;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.time.Instant;
-import java.util.Optional;
 
 /**
- * The attached processes, in the process slots of the {@link FileHeader}: each open {@code Floodgate}
- * claims a slot with a compare-and-set of its pid, records its start time (so a recycled pid is not mistaken
- * for it) and beats a heartbeat into it. The janitor reads the registry to know whether any attached process
- * may be frozen while holding an address it resolved earlier.
+ * The attached processes, in the process slots of the {@link FileHeader}. A process owns slot k while it holds
+ * the kernel lock on byte k of the table's lock file ({@link SlotLocks}); the owner word (slot index and a random
+ * token, never reused) names that ownership here and in the lock file, and every guard a process takes records
+ * it, so "is this owner alive?" is answered by the kernel, never by a pid (pids are reused, and are meaningless
+ * across the pid namespaces of one pod's containers).
  *
- * <p>Lock-free. A reader may see a slot half-registered (pid set, start time still 0); it treats such a
+ * <p>Per slot: owner word, then for people and the janitor: pid (as this process sees it, display only), start
+ * time, heartbeat, attach time, and the last time the process resumed after a stall (see {@link #heartbeat}).
+ *
+ * <p>Lock-free. A reader may see a slot half-registered (owner word set, the rest still zero); it treats the
  * process as alive and its heartbeat as fresh, which can only delay reclamation.
  */
 public final class ProcessRegistry
@@ -20,67 +23,94 @@ public final class ProcessRegistry
     private static final long START_MS = ProcessHandle.current().info().startInstant()
         .map(Instant::toEpochMilli).orElse(0L);
 
-    /** A dead process's slot while its counters are being folded; never a pid. */
-    static final long FOLDING = -1;
-
     private final AtomicBuffer buffer;
     private final CounterRegion counters;
+    private final SlotLocks locks;
+    private final long stallNanos;
+    private long lastBeatRealNanos = System.nanoTime(); // guarded by this
 
-    /** @param header the file's record. */
-    public ProcessRegistry(final FileHeader header)
+    /**
+     * @param header     the file's record.
+     * @param locks      the table's lock file.
+     * @param stallNanos a heartbeat gap at least this long marks the process as resumed from a stall.
+     */
+    public ProcessRegistry(final FileHeader header, final SlotLocks locks, final long stallNanos)
     {
         this.buffer = header.buffer();
         this.counters = new CounterRegion(header);
+        this.locks = locks;
+        this.stallNanos = stallNanos;
     }
 
     /**
-     * Claims a free slot, first freeing the slots of processes that have died.
+     * Records a slot this process claimed in the lock file ({@link SlotLocks#claimSlot}): folds a dead
+     * predecessor's counters (the slot's lock is ours, so nobody else can), then publishes the owner word here.
      *
-     * @param nonce    distinguishes several instances in one process.
+     * @param owner    the owner word from {@link SlotLocks#claimSlot}.
      * @param nowNanos monotonic time.
      * @return the slot index.
-     * @throws IllegalStateException when every slot belongs to a live process.
      */
-    public int register(final long nonce, final long nowNanos)
+    public int register(final long owner, final long nowNanos)
     {
-        for (int pass = 0; pass < 2; pass++)
-        {
-            for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
-            {
-                final int base = FileHeader.processOffset(slot);
-                if (buffer.compareAndSetLong(base + FileHeader.PROCESS_PID, 0, PID))
-                {
-                    buffer.putLong(base + FileHeader.PROCESS_START_MS, START_MS);
-                    buffer.putLong(base + FileHeader.PROCESS_NONCE, nonce);
-                    buffer.putLong(base + FileHeader.PROCESS_ATTACHED_NANOS, nowNanos);
-                    buffer.putLongRelease(base + FileHeader.PROCESS_HEARTBEAT_NANOS, nowNanos);
-                    return slot;
-                }
-            }
-            freeDead();
-        }
-        throw new IllegalStateException("all " + FileHeader.MAX_PROCESSES + " process slots of the file are " +
-            "held by live processes");
-    }
-
-    /** @param slot this instance's slot. @param nowNanos monotonic time. */
-    public void heartbeat(final int slot, final long nowNanos)
-    {
-        buffer.putLongRelease(FileHeader.processOffset(slot) + FileHeader.PROCESS_HEARTBEAT_NANOS, nowNanos);
-    }
-
-    /** @param slot this instance's slot, released on close. */
-    public void unregister(final int slot)
-    {
-        counters.retire(slot, dev.floodgate.Action.values().length);
+        final int slot = SlotLocks.slotOf(owner);
         final int base = FileHeader.processOffset(slot);
-        buffer.putLong(base + FileHeader.PROCESS_START_MS, 0);
-        buffer.putLong(base + FileHeader.PROCESS_NONCE, 0);
-        buffer.putLongRelease(base + FileHeader.PROCESS_PID, 0);
+        if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0)
+        {
+            counters.retire(slot, dev.floodgate.Action.values().length); // a dead process's counts
+        }
+        buffer.putLong(base + FileHeader.PROCESS_PID, PID);
+        buffer.putLong(base + FileHeader.PROCESS_START_MS, START_MS);
+        buffer.putLong(base + FileHeader.PROCESS_ATTACHED_NANOS, nowNanos);
+        buffer.putLong(base + FileHeader.PROCESS_RESUMED_NANOS, nowNanos - Long.MAX_VALUE / 4); // never stalled
+        buffer.putLong(base + FileHeader.PROCESS_HEARTBEAT_NANOS, nowNanos);
+        buffer.putLongVolatile(base + FileHeader.PROCESS_OWNER, owner);
+        return slot;
+    }
+
+    /** @param slot a slot. @return its owner word, volatile read; 0 when free. */
+    public long ownerVolatile(final int slot)
+    {
+        return buffer.getLongVolatile(FileHeader.processOffset(slot) + FileHeader.PROCESS_OWNER);
     }
 
     /**
-     * Frees dead processes' slots; a dead process's cached addresses died with it.
+     * Beats this process's heartbeat. A gap of at least the stall threshold since the last beat means the whole
+     * process (or at least its clock thread) was stopped: SIGSTOP, a debugger, a long GC pause. A thread of it
+     * may still be between an entry's generation test and its write, so the resume time is recorded before the
+     * heartbeat, and the janitor frees nothing until the process has run a grace period since ({@link
+     * #reclaimBlocker}).
+     *
+     * @param slot this instance's slot.
+     * @param nowNanos monotonic time.
+     */
+    public synchronized void heartbeat(final int slot, final long nowNanos)
+    {
+        final int base = FileHeader.processOffset(slot);
+        // the gap is measured on the real clock: an injected ticker may jump, which is no stall
+        final long real = System.nanoTime();
+        if (real - lastBeatRealNanos >= stallNanos)
+        {
+            buffer.putLongRelease(base + FileHeader.PROCESS_RESUMED_NANOS, nowNanos);
+        }
+        lastBeatRealNanos = real;
+        buffer.putLongRelease(base + FileHeader.PROCESS_HEARTBEAT_NANOS, nowNanos);
+    }
+
+    /**
+     * Leaves the registry on close: counters folded, owner cleared. The slot's kernel lock is dropped when the
+     * table is closed.
+     *
+     * @param owner this instance's owner word.
+     */
+    public void unregister(final long owner)
+    {
+        final int slot = SlotLocks.slotOf(owner);
+        counters.retire(slot, dev.floodgate.Action.values().length);
+        buffer.putLongRelease(FileHeader.processOffset(slot) + FileHeader.PROCESS_OWNER, 0);
+    }
+
+    /**
+     * Frees dead processes' slots (folding their counters); a dead process's cached addresses died with it.
      *
      * @return slots freed.
      */
@@ -90,72 +120,75 @@ public final class ProcessRegistry
         for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
             final int base = FileHeader.processOffset(slot);
-            final long pid = buffer.getLongVolatile(base + FileHeader.PROCESS_PID);
-            if (pid > 0 && !isAlive(pid, buffer.getLongVolatile(base + FileHeader.PROCESS_START_MS)) &&
-                buffer.compareAndSetLong(base + FileHeader.PROCESS_PID, pid, FOLDING))
+            if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0 && locks.tryClaim(slot))
             {
-                // The slot is ours while it reads FOLDING: no process can register into it, so its counters
-                // are folded into the retired block before anyone else may write them.
-                counters.retire(slot, dev.floodgate.Action.values().length);
-                buffer.putLongRelease(base + FileHeader.PROCESS_PID, 0);
-                freed++;
+                // the kernel lock is ours: nobody can register into the slot while its counters are folded
+                if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0)
+                {
+                    counters.retire(slot, dev.floodgate.Action.values().length);
+                    buffer.putLongRelease(base + FileHeader.PROCESS_OWNER, 0);
+                    freed++;
+                }
+                locks.unclaim(slot);
             }
         }
         return freed;
     }
 
     /**
-     * @param ownSlot  the caller's slot, skipped (it is evidently running).
-     * @param nowNanos monotonic time.
-     * @param graceNanos how old a heartbeat may be.
-     * @return the pid of a live process whose heartbeat is older than the grace period, or 0 when none is.
+     * @param nowNanos   monotonic time.
+     * @param graceNanos the reclamation grace period.
+     * @return the pid of a live process that may still write an address it resolved before an entry was
+     * tombstoned (its heartbeat is older than the grace period, or it resumed from a stall less than a grace
+     * period ago), or 0 when none may.
      */
-    public long frozenProcess(final int ownSlot, final long nowNanos, final long graceNanos)
+    public long reclaimBlocker(final long nowNanos, final long graceNanos)
     {
         for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
             final int base = FileHeader.processOffset(slot);
-            final long pid = buffer.getLongVolatile(base + FileHeader.PROCESS_PID);
-            if (slot == ownSlot || pid <= 0)
+            final long owner = buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER);
+            if (owner == 0)
             {
                 continue;
             }
-            final long heartbeat = buffer.getLongVolatile(base + FileHeader.PROCESS_HEARTBEAT_NANOS);
-            if (nowNanos - heartbeat > graceNanos &&
-                isAlive(pid, buffer.getLongVolatile(base + FileHeader.PROCESS_START_MS)))
+            final long heartbeat = buffer.getLongAcquire(base + FileHeader.PROCESS_HEARTBEAT_NANOS);
+            final long resumed = buffer.getLongVolatile(base + FileHeader.PROCESS_RESUMED_NANOS);
+            if ((nowNanos - heartbeat > graceNanos || nowNanos - resumed < graceNanos) && locks.isAlive(owner))
             {
-                return pid;
+                return Math.max(1, buffer.getLongVolatile(base + FileHeader.PROCESS_PID));
             }
         }
         return 0;
     }
 
-    /** @return the number of registered slots. */
+    /** @return the number of live attached processes. */
     public int attached()
+    {
+        return attached(buffer, locks);
+    }
+
+    /**
+     * @param header a file's record.
+     * @param locks  its lock file (read-only is enough), or null when it has none.
+     * @return the number of live attached processes; with no lock file, the registered slots.
+     */
+    public static int attached(final FileHeader header, final SlotLocks locks)
+    {
+        return attached(header.buffer(), locks);
+    }
+
+    private static int attached(final AtomicBuffer buffer, final SlotLocks locks)
     {
         int n = 0;
         for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
-            if (buffer.getLongVolatile(FileHeader.processOffset(slot) + FileHeader.PROCESS_PID) > 0)
+            if (buffer.getLongVolatile(FileHeader.processOffset(slot) + FileHeader.PROCESS_OWNER) != 0 &&
+                (locks == null || locks.isHeld(slot)))
             {
                 n++;
             }
         }
         return n;
-    }
-
-    static boolean isAlive(final long pid, final long startMs)
-    {
-        final Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-        if (handle.isEmpty() || !handle.get().isAlive())
-        {
-            return false;
-        }
-        if (startMs == 0)
-        {
-            return true;
-        }
-        final long actual = handle.get().info().startInstant().map(Instant::toEpochMilli).orElse(startMs);
-        return Math.abs(actual - startMs) < 1_000; // a recycled pid started at another time
     }
 }

@@ -2,56 +2,39 @@ package dev.floodgate.store;
 
 import dev.floodgate.Action;
 import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import net.openhft.chronicle.hash.locks.InterProcessLock;
 import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
-import net.openhft.chronicle.map.MapSegmentContext;
-import net.openhft.chronicle.hash.impl.BigSegmentHeader;
-import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import net.openhft.chronicle.map.impl.CompiledMapQueryContext;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
- * ({@link EntryLayout}), plus the file's own record ({@link FileHeader}).
+ * ({@link EntryLayout}), plus the file's own record ({@link FileHeader}), as one process maps it for writing.
  *
- * <p>Every method here takes a Chronicle Map segment lock and belongs on a cold path: first sight of a key in
- * a process, inserts, resets, the janitor and tools. Checks on warm keys use the addresses this class
- * {@linkplain #resolve resolves} and take no lock. Thread-safe; Chronicle Map's query contexts are
- * per thread.
+ * <p>Every method here takes a segment's guard ({@link TableGuard}) and Chronicle lock and belongs on a cold
+ * path: first sight of a key in a process, inserts, resets, the janitor. Checks on warm keys use the addresses
+ * this class {@linkplain #resolve resolves} and take no lock. Nothing is allocated while a guard is held (a
+ * garbage collection there would hold up every process's cold checks on that segment). Thread-safe; Chronicle
+ * Map's query contexts are per thread.
  *
- * <p>The file is created in a private temporary file and linked into place only when complete, so a
- * process never maps a half-made table and concurrent creators cannot both win.
+ * <p>Opening the table claims this process's slot in the table's lock file ({@link SlotLocks}): the slot's owner
+ * word is what every guard taken through this table records, and the kernel drops the slot when the process
+ * dies. Closing releases the slot.
  */
 public final class QuotaTable implements AutoCloseable
 {
-    private static final System.Logger LOG = System.getLogger("dev.floodgate");
-    private static final byte[] HEADER_KEY = new byte[KeyHasher.KEY_LENGTH];
-    private static final int CHUNK = 64;
-    private static final int MIN_SEGMENTS = 8;
-    private static final long MIN_SIZED_ENTRIES = 1_024;
-
-    /** How long a check's cold path waits for the guard before it degrades: well inside a second. */
-    public static final long CHECK_TIMEOUT_NANOS = 200_000_000L;
-    /** How long tools, resets and the janitor wait for the guard. */
+    /** How long a check's cold path waits for a busy segment before it answers by its unreachable rule. */
+    public static final long CHECK_TIMEOUT_NANOS = 50_000_000L;
+    /** How long resets, the janitor and publishers wait for a guard. */
     public static final long TOOL_TIMEOUT_NANOS = 2_000_000_000L;
 
     private final Path file;
@@ -59,24 +42,34 @@ public final class QuotaTable implements AutoCloseable
     private final TableGuard guard;
     private final FileHeader header;
     private final KeyHasher hasher;
+    private final TableScans scans;
+    private final SlotLocks locks;
+    private final long owner;
     private final int shards;
     private final long capacity;
+    private final ThreadLocal<UnsafeBuffer> scratch = ThreadLocal.withInitial(() -> new UnsafeBuffer(0, 0));
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean detached;
+    private boolean unmapped; // guarded by this
 
-    private QuotaTable(
-        final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard, final FileHeader header)
+    private QuotaTable(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
+        final FileHeader header, final SlotLocks locks, final long owner)
     {
         this.file = file;
         this.map = map;
         this.guard = guard;
         this.header = header;
+        this.locks = locks;
+        this.owner = owner;
         this.hasher = new KeyHasher(header.secret0(), header.secret1());
+        this.scans = new TableScans(file, map, guard, header);
         this.shards = header.shards();
         this.capacity = header.capacity();
     }
 
     /**
      * Maps the table at {@code file}, creating it when absent and replacing it when it was written under a
-     * previous boot of the host.
+     * previous boot of the host, and claims a process slot in its lock file.
      *
      * @param file           the table's path.
      * @param capacity       entries to size a new file for.
@@ -90,38 +83,70 @@ public final class QuotaTable implements AutoCloseable
         final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
     {
         Objects.requireNonNull(file, "file");
+        final Path dir = file.toAbsolutePath().getParent();
+        if (!Files.exists(file) && !Files.isDirectory(dir))
+        {
+            TableCreator.create(file, capacity, shards, groupReadable, nowNanos); // makes the directory too
+        }
+        final SlotLocks locks = SlotLocks.acquire(file, groupReadable);
+        final long owner;
+        try
+        {
+            owner = locks.claimSlot();
+        }
+        catch (final RuntimeException ex)
+        {
+            locks.release();
+            throw ex;
+        }
+        try
+        {
+            return open(file, capacity, shards, groupReadable, nowNanos, locks, owner);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            locks.unclaimSlot(owner);
+            locks.release();
+            throw ex;
+        }
+    }
+
+    private static QuotaTable open(final Path file, final long capacity, final int shards,
+        final boolean groupReadable, final long nowNanos, final SlotLocks locks, final long owner)
+    {
         for (int attempt = 0; ; attempt++)
         {
             if (!Files.exists(file))
             {
-                create(file, capacity, shards, groupReadable, nowNanos);
+                TableCreator.create(file, capacity, shards, groupReadable, nowNanos);
             }
-            final Object inode = inode(file);
-            final QuotaTable table = mapExisting(file);
+            final Object inode = TableCreator.inode(file);
+            final QuotaTable table = mapExisting(file, locks, owner);
             final BootId current = BootId.current();
             if (table.header.bootId().equals(current))
             {
                 return table;
             }
             final BootId old = table.header.bootId();
-            table.close();
+            table.map.close();
             if (attempt > 0)
             {
                 throw new FloodgateFileException(file, "was replaced under another boot id twice in a row", null);
             }
-            LOG.log(System.Logger.Level.WARNING, "{0} was written under boot {1}, this is boot {2}: its monotonic " +
-                "times mean nothing now, so it is replaced by an empty table", file, old, current);
-            replaceStale(file, inode, capacity, shards, groupReadable, nowNanos);
+            System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0} was written under boot {1}, " +
+                "this is boot {2}: its monotonic times mean nothing now, so it is replaced by an empty table", file,
+                old, current);
+            TableCreator.replaceStale(file, inode, capacity, shards, groupReadable, nowNanos);
         }
     }
 
-    private static QuotaTable mapExisting(final Path file)
+    private static QuotaTable mapExisting(final Path file, final SlotLocks locks, final long owner)
     {
         FileCheck.check(file, true);
         final ChronicleMap<byte[], byte[]> map;
         try
         {
-            map = builder(1, 1).createPersistedTo(file.toFile());
+            map = TableCreator.builder(1, 1).createPersistedTo(file.toFile());
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -129,14 +154,15 @@ public final class QuotaTable implements AutoCloseable
         }
         try
         {
-            final long mapped = ((VanillaChronicleHash<?, ?, ?, ?>)map).dataStoreSize();
+            final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)map;
+            final long mapped = hash.dataStoreSize();
             final long size = Files.size(file);
             if (size < mapped)
             {
                 throw new FloodgateFileException(file, "truncated: " + size + " bytes, the table needs " + mapped,
                     null);
             }
-            final TableGuard guard = TableGuard.locate((VanillaChronicleHash<?, ?, ?, ?>)map);
+            final TableGuard guard = TableGuard.locate(hash, locks, owner);
             final UnsafeBuffer buffer = headerBuffer(file, map, guard);
             if (buffer == null)
             {
@@ -164,7 +190,7 @@ public final class QuotaTable implements AutoCloseable
                 throw new FloodgateFileException(file, "damaged header: shards " + header.shards() + ", capacity " +
                     header.capacity(), null);
             }
-            return new QuotaTable(file, map, guard, header);
+            return new QuotaTable(file, map, guard, header, locks, owner);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -180,35 +206,70 @@ public final class QuotaTable implements AutoCloseable
     private static UnsafeBuffer headerBuffer(
         final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard)
     {
-        if (!guard.acquire(TOOL_TIMEOUT_NANOS))
+        int segment = -1;
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(TableCreator.HEADER_KEY))
         {
-            throw new TableBusyException(file + ": process " + guard.ownerVolatile() + " holds the table guard");
-        }
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(HEADER_KEY))
-        {
+            final int s = segmentOf(c);
+            if (!guard.acquireSegment(s, TOOL_TIMEOUT_NANOS))
+            {
+                throw busy(file, "segment " + s, TOOL_TIMEOUT_NANOS);
+            }
+            segment = s;
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null || entry.value().size() < FileHeader.CAPACITY_OFFSET)
             {
                 return null;
             }
-            return wrap(entry.value());
+            return wrap(entry.value(), new UnsafeBuffer(0, 0));
         }
         finally
         {
-            guard.release();
+            if (segment >= 0)
+            {
+                guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
+            }
         }
     }
 
-    private static void lock(final Path file, final net.openhft.chronicle.hash.locks.InterProcessLock lock)
+    /**
+     * @param kind       an entry kind.
+     * @param action     an action.
+     * @param identifier an identifier.
+     * @return the segment whose guard covers that entry (for tools and tests that hold or watch one segment).
+     */
+    public int segmentOf(final byte kind, final Action action, final CharSequence identifier)
+    {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(hasher.key(identifier, action, kind)))
+        {
+            return segmentOf(c);
+        }
+    }
+
+    /** @return the segment of the file's own record. */
+    public int headerSegment()
+    {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(TableCreator.HEADER_KEY))
+        {
+            return segmentOf(c);
+        }
+    }
+
+    /** @return the segment a query context's key belongs to (computed from the key's hash, without a lock). */
+    private static int segmentOf(final ExternalMapQueryContext<byte[], byte[], ?> c)
+    {
+        return ((CompiledMapQueryContext<?, ?, ?>)c).segmentIndex();
+    }
+
+    private static void lock(final Path file, final InterProcessLock lock)
     {
         try
         {
-            // Under the guard nobody else holds Chronicle locks; a wait here means an unforeseen state, which
-            // must surface as an error, never as Chronicle's 60 s spin.
+            // Under its guard nobody else holds this segment's Chronicle lock; a wait here means an unforeseen
+            // state, which must surface as an error, never as Chronicle's 60 s spin.
             if (!lock.tryLock(1, TimeUnit.SECONDS))
             {
-                throw new TableBusyException(file + ": a segment lock stayed held under the table guard");
+                throw new TableBusyException(file + ": a segment lock stayed held under its guard");
             }
         }
         catch (final InterruptedException ex)
@@ -218,151 +279,16 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
-    private void enter(final long timeoutNanos)
+    static TableBusyException busy(final Path file, final String what, final long timeoutNanos)
     {
-        if (!guard.acquire(timeoutNanos))
-        {
-            throw new TableBusyException(file + ": process " + guard.ownerVolatile() + " held the table guard for " +
-                TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
-        }
+        return new TableBusyException(file + ": a live process held the guard of " + what + " for " +
+            TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
     }
 
-    private static UnsafeBuffer wrap(final Data<byte[]> value)
+    private static UnsafeBuffer wrap(final Data<byte[]> value, final UnsafeBuffer into)
     {
-        return new UnsafeBuffer(value.bytes().addressForRead(value.offset()), (int)value.size());
-    }
-
-    private static ChronicleMapBuilder<byte[], byte[]> builder(final long capacity, final int shards)
-    {
-        // Buckets and blocked counters take 2 lines, windows 2 + shards; assume a mix weighted to buckets.
-        final double averageValue = (2.0 * EntryLayout.HEADER_LENGTH + EntryLayout.valueLength(
-            EntryLayout.KIND_WINDOW, shards)) / 3.0;
-        return ChronicleMapBuilder.of(byte[].class, byte[].class)
-            .name("floodgate")
-            .constantKeySizeBySample(new byte[KeyHasher.KEY_LENGTH])
-            .averageValueSize(averageValue)
-            // small tables are sized for MIN_SIZED_ENTRIES: a segment tier must hold the file's record whole
-            .entries(Math.max(capacity, MIN_SIZED_ENTRIES) + 1)
-            .minSegments(MIN_SEGMENTS) // spread locks and hostile keys even in a small table
-            .actualChunkSize(CHUNK)
-            .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (EntryLayout.SHARDS_OFFSET + 4096 * 64) / CHUNK)
-            .entryAndValueOffsetAlignment(CHUNK)
-            .checksumEntries(false)   // direct atomic writes would make checksums stale; see NOTES.md
-            .maxBloatFactor(1.5)
-            .sparseFile(false);
-    }
-
-    private static void create(
-        final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
-    {
-        final Path dir = file.toAbsolutePath().getParent();
-        final Path temp;
-        try
-        {
-            if (!Files.isDirectory(dir))
-            {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString(groupReadable ? "rwxr-x---" : "rwx------")));
-            }
-            temp = Files.createTempFile(dir, "." + file.getFileName() + ".", ".creating",
-                PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
-        }
-        try
-        {
-            build(temp, capacity, shards, nowNanos);
-            try
-            {
-                Files.createLink(file, temp);
-            }
-            catch (final FileAlreadyExistsException raced)
-            {
-                // another process created it first: use theirs
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
-        }
-        finally
-        {
-            try
-            {
-                Files.deleteIfExists(temp);
-            }
-            catch (final IOException ignored)
-            {
-                // a leftover temp file is harmless and named as such
-            }
-        }
-    }
-
-    private static void build(final Path temp, final long capacity, final int shards, final long nowNanos)
-        throws IOException
-    {
-        try (ChronicleMap<byte[], byte[]> map = builder(capacity, shards).createPersistedTo(temp.toFile()))
-        {
-            final SecureRandom random = new SecureRandom();
-            final byte[] value = new byte[FileHeader.LENGTH];
-            FileHeader.initialise(new UnsafeBuffer(value), shards, capacity, BootId.current(),
-                random.nextLong(), random.nextLong(), nowNanos);
-            map.put(HEADER_KEY, value);
-        }
-    }
-
-    private static Object inode(final Path file)
-    {
-        try
-        {
-            return Files.readAttributes(file, "unix:ino").get("ino");
-        }
-        catch (final IOException | UnsupportedOperationException ex)
-        {
-            throw new FloodgateFileException(file, "cannot be inspected: " + ex.getMessage(), ex);
-        }
-    }
-
-    private static void replaceStale(
-        final Path file,
-        final Object staleInode,
-        final long capacity,
-        final int shards,
-        final boolean groupReadable,
-        final long nowNanos)
-    {
-        try
-        {
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-                FileLock ignored = channel.lock())
-            {
-                // Under the lock, the path must still name the inode we found stale: otherwise another process
-                // replaced it meanwhile, and its fresh table is the one to use.
-                if (!staleInode.equals(inode(file)))
-                {
-                    return;
-                }
-                final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
-                Files.deleteIfExists(fresh);
-                Files.createFile(fresh, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
-                build(fresh, capacity, shards, nowNanos);
-                Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(file, "from a previous boot cannot be replaced: " + describe(ex), ex);
-        }
-    }
-
-    private static String describe(final Exception ex)
-    {
-        return ex instanceof java.nio.file.AccessDeniedException ? "permission denied (" + ex.getMessage() + ")" :
-            String.valueOf(ex.getMessage() == null ? ex : ex.getMessage());
+        into.wrap(value.bytes().addressForRead(value.offset()), (int)value.size());
+        return into;
     }
 
     /** @return the file. */
@@ -395,6 +321,18 @@ public final class QuotaTable implements AutoCloseable
         return hasher;
     }
 
+    /** @return the table's lock file, through which this process holds its slot. */
+    public SlotLocks locks()
+    {
+        return locks;
+    }
+
+    /** @return this process's owner word in the table (slot and token), recorded by every guard it takes. */
+    public long owner()
+    {
+        return owner;
+    }
+
     /**
      * Finds an entry, inserting it when absent and reviving it when the janitor has tombstoned it.
      *
@@ -409,6 +347,8 @@ public final class QuotaTable implements AutoCloseable
      * @param upgrade      run on an existing entry under the update lock (may convert its units); or null.
      * @return the located entry.
      * @throws TableFullException when the table cannot take a new entry.
+     * @throws TableBusyException when a live process held the segment (or tier allocation) for
+     *                            {@link #CHECK_TIMEOUT_NANOS}.
      */
     public Resolved resolve(
         final byte kind,
@@ -422,80 +362,161 @@ public final class QuotaTable implements AutoCloseable
         final Upgrade upgrade) throws TableFullException
     {
         final byte[] key = hasher.key(identifier, action, kind);
-        enter(CHECK_TIMEOUT_NANOS);
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        enterOperation();
+        try
         {
-            lock(file, c.updateLock());
-            MapEntry<byte[], byte[]> entry = c.entry();
-            if (entry == null)
-            {
-                if (header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET) >= capacity)
-                {
-                    throw new TableFullException(file + " holds " + capacity + " entries");
-                }
-                final byte[] value = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos,
-                    header.nextGeneration(), version, initialState, identifier, shards);
-                try
-                {
-                    c.absentEntry().doInsert(c.wrapValueAsData(value));
-                }
-                catch (final IllegalStateException ex)
-                {
-                    // Chronicle Map ran out of segment tiers before the entry count reached capacity
-                    throw new TableFullException(file + ": " + ex.getMessage());
-                }
-                header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, 1);
-                entry = c.entry();
-            }
-            final UnsafeBuffer buffer = wrap(entry.value());
-            long generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
-            if (generation == EntryLayout.TOMBSTONE)
-            {
-                generation = header.nextGeneration();
-                buffer.putLongRelease(EntryLayout.GENERATION_OFFSET, generation);
-                header.addCounter(FileHeader.REVIVED_OFFSET, 1);
-            }
-            if (upgrade != null)
-            {
-                upgrade.apply(buffer, header);
-                generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
-            }
-            return new Resolved(buffer, generation, buffer.getLong(EntryLayout.LIMIT_OFFSET),
-                buffer.getLong(EntryLayout.WINDOW_MS_OFFSET), buffer.getInt(EntryLayout.UNITS_VERSION_OFFSET));
+            return resolveEntered(key, kind, action, identifier, limit, windowMs, version, initialState, nowNanos,
+                upgrade);
         }
         finally
         {
-            guard.release();
+            inFlight.decrementAndGet();
         }
     }
 
+    private Resolved resolveEntered(final byte[] key, final byte kind, final Action action,
+        final CharSequence identifier, final long limit, final long windowMs, final long version,
+        final long initialState, final long nowNanos, final Upgrade upgrade) throws TableFullException
+    {
+        final byte[] fresh = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
+            version, initialState, identifier, shards);
+        final UnsafeBuffer buffer = scratch.get();
+        int outcome = 0; // 1: segment busy, 2: allocation busy, 3: full by count, 4: full by tiers
+        int segment = -1;
+        long generation = 0;
+        long entryLimit = 0;
+        long entryWindowMs = 0;
+        long entryVersion = 0;
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            final int s = segmentOf(c);
+            if (!guard.acquireSegment(s, CHECK_TIMEOUT_NANOS))
+            {
+                outcome = 1;
+            }
+            else
+            {
+                segment = s;
+                lock(file, c.updateLock());
+                MapEntry<byte[], byte[]> entry = c.entry();
+                if (entry == null)
+                {
+                    outcome = insert(c, s, fresh);
+                    entry = outcome == 0 ? c.entry() : null;
+                }
+                if (entry != null)
+                {
+                    wrap(entry.value(), buffer);
+                    if (buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
+                    {
+                        buffer.putLongRelease(EntryLayout.GENERATION_OFFSET, header.nextGeneration());
+                        header.addCounter(FileHeader.REVIVED_OFFSET, 1);
+                    }
+                    if (upgrade != null)
+                    {
+                        upgrade.apply(buffer, header);
+                    }
+                    // read together under the lock: a conversion changes generation and units together
+                    generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
+                    entryLimit = buffer.getLong(EntryLayout.LIMIT_OFFSET);
+                    entryWindowMs = buffer.getLong(EntryLayout.WINDOW_MS_OFFSET);
+                    entryVersion = buffer.getInt(EntryLayout.UNITS_VERSION_OFFSET);
+                }
+            }
+        }
+        finally
+        {
+            if (segment >= 0)
+            {
+                guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
+            }
+        }
+        switch (outcome)
+        {
+            case 1:
+                throw new TableBusyException(file + ": a live process held its segment's guard for " +
+                    TimeUnit.NANOSECONDS.toMillis(CHECK_TIMEOUT_NANOS) + " ms");
+            case 2:
+                throw new TableBusyException(file + ": a live process held the allocation guard for " +
+                    TimeUnit.NANOSECONDS.toMillis(CHECK_TIMEOUT_NANOS) + " ms");
+            case 3:
+                throw new TableFullException(file + " holds " + capacity + " entries");
+            case 4:
+                throw new TableFullException(file + ": its segment has no room left and no tier can be added");
+            default:
+                return new Resolved(new UnsafeBuffer(buffer.addressOffset(), buffer.capacity()), generation,
+                    entryLimit, entryWindowMs, entryVersion);
+        }
+    }
+
+    /** Inserts under the segment's guard and update lock; the allocation guard covers a tier Chronicle adds. */
+    private int insert(final ExternalMapQueryContext<byte[], byte[], ?> c, final int segment, final byte[] fresh)
+    {
+        if (header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET) >= capacity)
+        {
+            return 3;
+        }
+        if (!guard.acquireAllocation(CHECK_TIMEOUT_NANOS))
+        {
+            return 2;
+        }
+        try
+        {
+            c.absentEntry().doInsert(c.wrapValueAsData(fresh));
+        }
+        catch (final IllegalStateException ex)
+        {
+            return 4; // Chronicle ran out of segment tiers before the entry count reached capacity
+        }
+        finally
+        {
+            guard.releaseAllocation();
+        }
+        guard.addSegmentEntries(segment, 1);
+        header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, 1);
+        return 0;
+    }
+
     /**
-     * Reads an entry under the segment's read lock.
+     * Reads an entry under its segment's guard and read lock.
      *
-     * @param reader computes the result from the entry's value in the file.
+     * @param reader computes the result from the entry's value in the file; must not allocate.
      * @return the reader's result, or {@code absent} when there is no live entry.
      */
     public long readValue(final byte kind, final Action action, final CharSequence identifier,
         final java.util.function.ToLongFunction<UnsafeBuffer> reader, final long absent)
     {
         final byte[] key = hasher.key(identifier, action, kind);
-        enter(TOOL_TIMEOUT_NANOS);
+        final UnsafeBuffer buffer = scratch.get();
+        int segment = -1;
+        enterOperation();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
+            segment = enter(c);
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null)
             {
                 return absent;
             }
-            final UnsafeBuffer buffer = wrap(entry.value());
+            wrap(entry.value(), buffer);
             return buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE ? absent :
                 reader.applyAsLong(buffer);
         }
         finally
         {
-            guard.release();
+            exit(segment);
         }
+    }
+
+    private int enter(final ExternalMapQueryContext<byte[], byte[], ?> c)
+    {
+        final int s = segmentOf(c);
+        if (!guard.acquireSegment(s, TOOL_TIMEOUT_NANOS))
+        {
+            throw busy(file, "segment " + s, TOOL_TIMEOUT_NANOS);
+        }
+        return s;
     }
 
     /** Run by {@link #resolve} on a located, live entry under its segment's update lock. */
@@ -521,8 +542,8 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
-     * Runs {@code action} on the entry under its segment's write lock, which excludes every locked reader and
-     * writer in every process (but not lock-free checks).
+     * Runs {@code action} on the entry under its segment's guard and write lock, which excludes every locked
+     * reader and writer in every process (but not lock-free checks).
      *
      * @param key    the entry's key.
      * @param action what to do.
@@ -530,18 +551,22 @@ public final class QuotaTable implements AutoCloseable
      */
     public int withWriteLock(final byte[] key, final WriteLockedAction action)
     {
-        enter(TOOL_TIMEOUT_NANOS);
+        final UnsafeBuffer buffer = scratch.get();
+        int segment = -1;
+        enterOperation();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
+            segment = enter(c);
             lock(file, c.writeLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null)
             {
                 return 0;
             }
-            if (action.apply(wrap(entry.value())))
+            if (action.apply(wrap(entry.value(), buffer)))
             {
                 c.remove(entry);
+                guard.addSegmentEntries(segment, -1);
                 header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, -1);
                 return 2;
             }
@@ -549,7 +574,7 @@ public final class QuotaTable implements AutoCloseable
         }
         finally
         {
-            guard.release();
+            exit(segment);
         }
     }
 
@@ -559,61 +584,37 @@ public final class QuotaTable implements AutoCloseable
     {
         /**
          * @param key   the entry's key (a fresh array).
-         * @param value a copy of the entry's value, taken under the segment's update lock.
+         * @param value a copy of the entry's value, taken under the segment's guard.
          */
         void visit(byte[] key, UnsafeBuffer value);
     }
 
     /**
      * Visits a copy of every quota entry (not the file's own record), one segment at a time: each segment is
-     * copied under the guard and its update lock, then visited with no lock held. Checks on warm keys are never
-     * blocked; cold operations wait at most for one segment's copy.
+     * copied under its guard, then visited with no guard held.
      *
      * @param visitor receives each entry.
      */
     public void forEachEntry(final EntryVisitor visitor)
     {
-        final List<byte[]> keys = new ArrayList<>();
-        final List<UnsafeBuffer> values = new ArrayList<>();
-        for (int segment = 0; segment < map.segments(); segment++)
+        enterOperation();
+        try
         {
-            keys.clear();
-            values.clear();
-            enter(TOOL_TIMEOUT_NANOS);
-            try
-            {
-                scanSegment(segment, entry ->
-                {
-                    final byte[] keyBytes = entry.key().get();
-                    if (keyBytes[KeyHasher.KIND_INDEX] != 0)
-                    {
-                        final Data<byte[]> value = entry.value();
-                        final byte[] copy = new byte[(int)value.size()];
-                        value.bytes().read(value.offset(), copy, 0, copy.length);
-                        keys.add(keyBytes.clone());
-                        values.add(new UnsafeBuffer(copy));
-                    }
-                });
-            }
-            finally
-            {
-                guard.release();
-            }
-            // visit outside the guard: a visitor may call back into the table
-            for (int i = 0; i < keys.size(); i++)
-            {
-                visitor.visit(keys.get(i), values.get(i));
-            }
+            scans.forEachEntry(visitor);
+        }
+        finally
+        {
+            inFlight.decrementAndGet();
         }
     }
 
-    /** Called with each quota entry in place, under the guard and the segment's update lock. */
+    /** Called with each quota entry in place, under its segment's guard and update lock. */
     @FunctionalInterface
     public interface InPlaceVisitor
     {
         /**
-         * Must be quick and must not call back into the table. The buffers are reused for the next entry:
-         * copy what must outlive the call.
+         * Must be quick, must not allocate per entry and must not call back into the table. The buffers are
+         * reused for the next entry: copy what must outlive the call.
          *
          * @param key   the entry's 16 key bytes, in the file.
          * @param value the entry's value, in the file.
@@ -622,82 +623,22 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
-     * Visits every quota entry in place, without copying or allocating, one segment at a time under the guard
-     * and the segment's update lock (the janitor's scan: it runs often and must not make garbage).
+     * Visits every quota entry in place, one segment at a time under its guard (the janitor's scan: it runs
+     * often and must not make garbage). Also keeps the file's entry count exact (see {@link TableScans}).
      *
      * @param visitor receives each entry.
      */
     public void forEachEntryInPlace(final InPlaceVisitor visitor)
     {
-        final UnsafeBuffer key = new UnsafeBuffer(0, 0);
-        final UnsafeBuffer value = new UnsafeBuffer(0, 0);
-        for (int segment = 0; segment < map.segments(); segment++)
+        enterOperation();
+        try
         {
-            enter(TOOL_TIMEOUT_NANOS);
-            try
-            {
-                scanSegment(segment, entry ->
-                {
-                    final Data<byte[]> k = entry.key();
-                    key.wrap(k.bytes().addressForRead(k.offset()), KeyHasher.KEY_LENGTH);
-                    if (key.getByte(KeyHasher.KIND_INDEX) != 0)
-                    {
-                        final Data<byte[]> v = entry.value();
-                        value.wrap(v.bytes().addressForRead(v.offset()), (int)v.size());
-                        visitor.visit(key, value);
-                    }
-                });
-            }
-            finally
-            {
-                guard.release();
-            }
+            scans.forEachEntryInPlace(visitor);
         }
-    }
-
-    /** Iterates one segment; call under the guard. */
-    private void scanSegment(final int segment, final Consumer<? super MapEntry<byte[], byte[]>> action)
-    {
-        try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+        finally
         {
-            c.forEachSegmentEntry(action);
+            inFlight.decrementAndGet();
         }
-        catch (final IllegalStateException ex)
-        {
-            // Chronicle throws this after visiting every entry of the tier, when its counter says more exist
-            if (!String.valueOf(ex.getMessage()).contains("Size diverged"))
-            {
-                throw ex;
-            }
-            repairTierCount(segment, ex);
-        }
-    }
-
-    /**
-     * A process killed inside an insert can leave the segment's entry counter ahead of its hash lookup (the
-     * counter is bumped before the slot is written). The guard is ours, so nobody else is inside Chronicle: when
-     * the segment has a single tier (its counter lives in the segment header, where we can reach it), set the
-     * counter to what the iteration found. With chained tiers the counter is out of reach: the scan skips the
-     * rest of that segment (its entries stay correct for checks; the janitor and tools miss its later tiers
-     * until the file is recovered offline), and the event is counted, never thrown at the caller.
-     */
-    private void repairTierCount(final int segment, final IllegalStateException ex)
-    {
-        final long address = ((VanillaChronicleHash<?, ?, ?, ?>)map).segmentHeaderAddress(segment);
-        final Matcher extra = Pattern.compile("there should be (\\d+) more").matcher(ex.getMessage());
-        if (BigSegmentHeader.INSTANCE.nextTierIndex(address) != 0 || !extra.find())
-        {
-            guard.countTierDivergence();
-            LOG.log(System.Logger.Level.WARNING, "{0}: segment {1}''s entry count diverged in a chained tier (a " +
-                "process died inside an insert); scans skip the rest of that segment until the file is recovered " +
-                "offline", file, segment);
-            return;
-        }
-        final long entries = BigSegmentHeader.INSTANCE.entries(address);
-        BigSegmentHeader.INSTANCE.entries(address, entries - Long.parseLong(extra.group(1)));
-        guard.countTierRepair();
-        LOG.log(System.Logger.Level.WARNING, "{0}: segment {1}''s entry count was {2}, {3} more than its entries " +
-            "(a process died inside an insert); repaired", file, segment, entries, extra.group(1));
     }
 
     /**
@@ -706,46 +647,96 @@ public final class QuotaTable implements AutoCloseable
      */
     public boolean isLive(final byte[] key)
     {
-        enter(TOOL_TIMEOUT_NANOS);
+        return withReadLock(key) == 1;
+    }
+
+    private int withReadLock(final byte[] key)
+    {
+        int segment = -1;
+        enterOperation();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
+            segment = enter(c);
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
-            return entry != null &&
-                wrap(entry.value()).getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE;
+            return entry != null && entry.value().bytes().readVolatileLong(entry.value().offset() +
+                EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE ? 1 : 0;
         }
         finally
         {
-            guard.release();
+            exit(segment);
         }
     }
 
-    /** @return the guard every Chronicle Map lock of this file is taken under. */
+    /** @return the guards every Chronicle Map lock of this file is taken under. */
     public TableGuard guard()
     {
         return guard;
     }
 
-    /**
-     * @return live and tombstoned entries per segment, for tools and the spread test; takes each segment's lock
-     * in turn, under the guard.
-     */
+    /** @return live and tombstoned entries per segment, for tools and the spread test. */
     public long[] segmentCounts()
     {
-        final long[] counts = new long[map.segments()];
-        for (int segment = 0; segment < counts.length; segment++)
+        enterOperation();
+        try
         {
-            enter(TOOL_TIMEOUT_NANOS);
-            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
+            return scans.segmentCounts();
+        }
+        finally
+        {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    /**
+     * Runs {@code publish} under the policy guard, so publishers in every process serialise.
+     *
+     * @param publish what to do under the guard.
+     * @return its result.
+     * @throws TableBusyException when another live process held the guard for {@link #TOOL_TIMEOUT_NANOS}.
+     */
+    public long underPolicyGuard(final java.util.function.LongSupplier publish)
+    {
+        enterOperation();
+        try
+        {
+            if (!guard.acquirePolicy(TOOL_TIMEOUT_NANOS))
             {
-                counts[segment] = c.size();
+                throw busy(file, "the policy", TOOL_TIMEOUT_NANOS);
+            }
+            try
+            {
+                return publish.getAsLong();
             }
             finally
             {
-                guard.release();
+                guard.releasePolicy();
             }
         }
-        return counts;
+        finally
+        {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    /** Counts a guard-taking operation in, or refuses it once the table is detached. */
+    private void enterOperation()
+    {
+        inFlight.incrementAndGet();
+        if (detached)
+        {
+            inFlight.decrementAndGet();
+            throw new IllegalStateException(file + ": this table was closed");
+        }
+    }
+
+    private void exit(final int segment)
+    {
+        if (segment >= 0)
+        {
+            guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
+        }
+        inFlight.decrementAndGet();
     }
 
     /** @return the file's size in bytes. */
@@ -761,10 +752,58 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
-    /** Unmaps the file. Addresses resolved from this table must not be used afterwards. */
+    /**
+     * Ends every guard-taking operation: new ones throw {@link IllegalStateException}, the ones in flight are
+     * waited for (each is bounded by its guard timeout), then this process's slot is released, so no guard this
+     * process might still hold can outlive its slot (another process would take it over while we are inside).
+     * The file stays mapped: addresses resolved earlier stay valid until {@link #close}. Idempotent.
+     */
+    public void detach()
+    {
+        if (detached)
+        {
+            return;
+        }
+        synchronized (this)
+        {
+            if (detached)
+            {
+                return;
+            }
+            detached = true;
+            final long deadline = System.nanoTime() + 4 * TOOL_TIMEOUT_NANOS;
+            while (inFlight.get() > 0 && System.nanoTime() - deadline < 0)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
+            }
+            if (inFlight.get() > 0)
+            {
+                // never release a slot under an operation that may hold a guard: keep it until the JVM exits
+                System.getLogger("dev.floodgate").log(System.Logger.Level.ERROR, "{0}: {1} table operations " +
+                    "still running at close; this process keeps its slot", file, inFlight.get());
+                return;
+            }
+            locks.unclaimSlot(owner);
+            locks.release();
+        }
+    }
+
+    /**
+     * Detaches (see {@link #detach}) and unmaps the file. Addresses resolved from this table must not be used
+     * afterwards: call it only when no check can be running (a {@code Floodgate} defers it until it is
+     * unreachable). Idempotent.
+     */
     @Override
     public void close()
     {
-        map.close();
+        detach();
+        synchronized (this)
+        {
+            if (!unmapped)
+            {
+                unmapped = true;
+                map.close();
+            }
+        }
     }
 }

@@ -6,72 +6,102 @@ import net.openhft.chronicle.hash.impl.BigSegmentHeader;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * An inter-process mutex that names its owner, taken around every Chronicle Map operation that locks a
- * segment, so that a process killed inside one can be told from a slow one and repaired online.
+ * Inter-process mutexes that name their owner, taken around every Chronicle Map operation that locks, so that a
+ * process killed inside one can be told from a slow one and repaired online, and so that a stopped process
+ * holds up only what it holds.
  *
- * <p>Chronicle Map's segment locks are counts in the mapped file with no owner: a process killed while holding
- * or awaiting one leaves the segment blocked for everyone, and its only repair needs every process to close the
- * map. Under this guard at most one process at a time is inside Chronicle Map's locking, and every other one
- * waits here, on a word that holds the owner's pid, without touching Chronicle's lock words. So when the owner
- * is dead, every Chronicle lock word can only hold what the dead process left: the next process to want the
- * guard takes it over, resets every segment lock and the global (tier allocation) lock, counts the repair and
- * carries on: the NGINX model for shared-memory zones. Checks on warm keys never take the guard.
+ * <p>Chronicle Map's lock words are counts in the mapped file with no owner: a process killed while holding one
+ * leaves it held for everyone, and Chronicle's only repair needs every process to close the map. So Floodgate
+ * puts an owner-naming guard in front of each of them, and only a guard's holder ever touches the Chronicle
+ * lock behind it:
+ * <ul>
+ * <li>one <b>segment guard</b> per segment, in front of that segment's lock (lookups, inserts, removals,
+ * scans of that segment);</li>
+ * <li>the <b>allocation guard</b>, in front of Chronicle's global lock, which an insert takes when it must
+ * allocate a segment tier; it is taken inside a segment guard, never the other way round;</li>
+ * <li>the <b>policy guard</b>, which serialises policy publishers (nothing of Chronicle's behind it).</li>
+ * </ul>
+ * A guard word holds its owner's owner word ({@link SlotLocks}: slot and token), 0 when free. A waiter asks the
+ * kernel whether the owner is alive; when it is dead, the waiter takes the guard over by compare-and-set and
+ * resets the Chronicle lock behind it, which can only hold what the dead owner left: the NGINX model for
+ * shared-memory zones. Checks on warm keys take no guard.
  *
- * <p>The record sits in space Chronicle Map 2026.1 reserves for its global mutable state but does not use: the
- * last cache line before the page-aligned segment headers, which every process can find right after mapping,
- * without any lock. {@link #locate} checks that the line is clear of the used part.
+ * <p>Where the words live: a segment guard and that segment's entry count in the unused tail of Chronicle's
+ * segment header (Chronicle 2026.1 uses its first 32 bytes; headers are at least 64 bytes below 16 Ki
+ * segments), the rest in the last cache line before the page-aligned segment headers, space Chronicle reserves
+ * for its global mutable state but does not use. Every process finds both right after mapping, without a lock;
+ * {@link #locate} checks that they are clear of Chronicle's own words.
  *
  * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                 Owner pid (64): 0 when free                   |  0
- *  |                 Repairs (64): dead owners taken over          |  8
- *  |                 Last dead owner's pid (64)                    | 16
- *  |                 Timeouts (64): acquisitions given up          | 24
- *  |                 Tier counts repaired (64)                     | 32
- *  |                 Tier counts diverged beyond repair (64)       | 40
- *  +---------------------------------------------------------------+
+ *   Segment header of segment s (Chronicle's, first tier):
+ *    0  Chronicle: lock word, entries, lowest free chunk, next tier, deleted
+ *   32  Segment guard (64): owner word, 0 when free
+ *   40  Floodgate entries in the segment (64), written under the segment guard
+ *
+ *   Guard line (64 bytes before the segment headers):
+ *    0  Allocation guard (64): owner word
+ *    8  Policy guard (64): owner word
+ *   16  Repairs (64): dead owners taken over
+ *   24  Last dead owner word (64)
+ *   32  Timeouts (64): acquisitions given up
+ *   40  Tier counts repaired (64)
+ *   48  Tier counts diverged beyond repair (64)
+ *   56  reserved
  * </pre>
  *
- * Guarantees: mutual exclusion among live processes and among the threads of one instance; a dead owner is
- * detected within about a millisecond of the first wait. Not guaranteed: progress while a live owner is
- * stopped (SIGSTOP); callers give up after their timeout and degrade instead of stalling.
+ * Guarantees: mutual exclusion per guard among live processes and among the threads of one process; a dead
+ * owner is detected within about a millisecond of the first wait. Not guaranteed: progress on a guard whose
+ * live owner is stopped (SIGSTOP, a debugger); its waiters give up after their timeout, and everything the
+ * stopped owner does not hold stays available.
  */
 public final class TableGuard
 {
-    public static final int OWNER_OFFSET = 0;
-    public static final int REPAIRS_OFFSET = 8;
-    public static final int LAST_DEAD_OFFSET = 16;
-    public static final int TIMEOUTS_OFFSET = 24;
-    public static final int TIER_REPAIRS_OFFSET = 32;
-    public static final int TIER_DIVERGENCES_OFFSET = 40;
+    public static final int SEGMENT_GUARD_OFFSET = 32;
+    public static final int SEGMENT_ENTRIES_OFFSET = 40;
+    private static final int SEGMENT_HEADER_USED = 48;
+
+    public static final int ALLOCATION_OFFSET = 0;
+    public static final int POLICY_OFFSET = 8;
+    public static final int REPAIRS_OFFSET = 16;
+    public static final int LAST_DEAD_OFFSET = 24;
+    public static final int TIMEOUTS_OFFSET = 32;
+    public static final int TIER_REPAIRS_OFFSET = 40;
+    public static final int TIER_DIVERGENCES_OFFSET = 48;
     public static final int LENGTH = 64;
 
-    private static final long PID = ProcessHandle.current().pid();
     private static final long LIVENESS_CHECK_NANOS = 1_000_000L;
 
-    private final UnsafeBuffer record;
+    private final UnsafeBuffer line;
     private final VanillaChronicleHash<?, ?, ?, ?> map;
-    private final ReentrantLock local = new ReentrantLock();
+    private final UnsafeBuffer[] segments;
+    private final SlotLocks locks;
+    private final long owner;
 
-    private TableGuard(final UnsafeBuffer record, final VanillaChronicleHash<?, ?, ?, ?> map)
+    private TableGuard(final UnsafeBuffer line, final VanillaChronicleHash<?, ?, ?, ?> map, final SlotLocks locks,
+        final long owner)
     {
-        this.record = record;
+        this.line = line;
         this.map = map;
+        this.locks = locks;
+        this.owner = owner;
+        this.segments = new UnsafeBuffer[map.segments()];
+        for (int s = 0; s < segments.length; s++)
+        {
+            segments[s] = new UnsafeBuffer(map.segmentHeaderAddress(s), SEGMENT_HEADER_USED);
+        }
     }
 
     /**
-     * @param map a mapped table.
-     * @return its guard.
-     * @throws IllegalStateException if the reserved space is not where this version expects it.
+     * @param map   a mapped table.
+     * @param locks the table's lock file.
+     * @param owner this process's owner word, from {@link SlotLocks#claimSlot}.
+     * @return its guards.
+     * @throws IllegalStateException if the reserved space is not where this version of Chronicle Map leaves it.
      */
-    static TableGuard locate(final VanillaChronicleHash<?, ?, ?, ?> map)
+    static TableGuard locate(final VanillaChronicleHash<?, ?, ?, ?> map, final SlotLocks locks, final long owner)
     {
         final long segmentHeaders = map.globalMutableState().getSegmentHeadersOffset();
         final long offset = segmentHeaders - LENGTH;
@@ -80,58 +110,109 @@ public final class TableGuard
             throw new IllegalStateException("no free line before the segment headers (header ends at " +
                 map.mapHeaderInnerSize() + ", segment headers at " + segmentHeaders + ")");
         }
-        return new TableGuard(new UnsafeBuffer(map.bsAddress() + offset, LENGTH), map);
+        if (map.segments() > 1 && map.segmentHeaderAddress(1) - map.segmentHeaderAddress(0) < SEGMENT_HEADER_USED)
+        {
+            throw new IllegalStateException("segment headers of " + (map.segmentHeaderAddress(1) -
+                map.segmentHeaderAddress(0)) + " bytes leave no room for the segment guards");
+        }
+        return new TableGuard(new UnsafeBuffer(map.bsAddress() + offset, LENGTH), map, locks, owner);
+    }
+
+    /** @return the number of segments, each with its guard. */
+    public int segments()
+    {
+        return segments.length;
     }
 
     /**
-     * Takes the guard, taking it over from a dead owner (and repairing Chronicle's locks) if need be.
+     * Takes segment {@code segment}'s guard, taking it over from a dead owner (and resetting the segment's
+     * Chronicle lock) if need be. Not reentrant.
      *
+     * @param segment      a segment index.
      * @param timeoutNanos how long to wait for a live owner.
      * @return true when held; false when a live owner kept it for the whole timeout.
      */
-    public boolean acquire(final long timeoutNanos)
+    public boolean acquireSegment(final int segment, final long timeoutNanos)
     {
-        if (local.isHeldByCurrentThread())
-        {
-            throw new IllegalStateException("nested table operation: the guard is not reentrant across processes");
-        }
-        final long deadline = System.nanoTime() + timeoutNanos;
-        try
-        {
-            if (!local.tryLock(timeoutNanos, TimeUnit.NANOSECONDS))
-            {
-                record.getAndAddLong(TIMEOUTS_OFFSET, 1);
-                return false;
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-        long nextLivenessCheck = System.nanoTime() + LIVENESS_CHECK_NANOS / 10;
+        final UnsafeBuffer header = segments[segment];
+        return acquire(header, SEGMENT_GUARD_OFFSET, timeoutNanos) ||
+            acquireSlow(header, SEGMENT_GUARD_OFFSET, timeoutNanos, segment);
+    }
+
+    /** @param segment a segment whose guard this thread holds. */
+    public void releaseSegment(final int segment)
+    {
+        segments[segment].putLongRelease(SEGMENT_GUARD_OFFSET, 0);
+    }
+
+    /**
+     * Takes the allocation guard (inside a segment guard), repairing Chronicle's global lock after a dead owner.
+     *
+     * @param timeoutNanos how long to wait for a live owner.
+     * @return true when held.
+     */
+    public boolean acquireAllocation(final long timeoutNanos)
+    {
+        return acquire(line, ALLOCATION_OFFSET, timeoutNanos) ||
+            acquireSlow(line, ALLOCATION_OFFSET, timeoutNanos, -1);
+    }
+
+    /** Releases the allocation guard. */
+    public void releaseAllocation()
+    {
+        line.putLongRelease(ALLOCATION_OFFSET, 0);
+    }
+
+    /**
+     * Takes the policy guard: publishers of the node's policy serialise under it.
+     *
+     * @param timeoutNanos how long to wait for a live owner.
+     * @return true when held.
+     */
+    public boolean acquirePolicy(final long timeoutNanos)
+    {
+        return acquire(line, POLICY_OFFSET, timeoutNanos) || acquireSlow(line, POLICY_OFFSET, timeoutNanos, -2);
+    }
+
+    /** Releases the policy guard. */
+    public void releasePolicy()
+    {
+        line.putLongRelease(POLICY_OFFSET, 0);
+    }
+
+    private boolean acquire(final UnsafeBuffer buffer, final int offset, final long timeoutNanos)
+    {
+        return buffer.compareAndSetLong(offset, 0, owner);
+    }
+
+    /**
+     * @param what the segment index behind the guard, -1 for the allocation guard, -2 for the policy guard.
+     */
+    private boolean acquireSlow(final UnsafeBuffer buffer, final int offset, final long timeoutNanos, final int what)
+    {
+        final long start = System.nanoTime();
+        long nextLivenessCheck = start + LIVENESS_CHECK_NANOS / 10;
         int spins = 0;
         while (true)
         {
-            final long owner = record.getLongVolatile(OWNER_OFFSET);
-            if (owner == 0 && record.compareAndSetLong(OWNER_OFFSET, 0, PID))
+            final long holder = buffer.getLongVolatile(offset);
+            if (holder == 0 && buffer.compareAndSetLong(offset, 0, owner))
             {
                 return true;
             }
             final long now = System.nanoTime();
-            if (owner != 0 && owner != PID && now - nextLivenessCheck >= 0)
+            if (holder != 0 && holder != owner && now - nextLivenessCheck >= 0)
             {
                 nextLivenessCheck = now + LIVENESS_CHECK_NANOS;
-                if (!isAlive(owner) && record.compareAndSetLong(OWNER_OFFSET, owner, PID))
+                if (!locks.isAlive(holder) && buffer.compareAndSetLong(offset, holder, owner))
                 {
-                    repair(owner);
+                    repair(what, holder);
                     return true;
                 }
             }
-            if (now - deadline >= 0)
+            if (now - start >= timeoutNanos)
             {
-                record.getAndAddLong(TIMEOUTS_OFFSET, 1);
-                local.unlock();
+                line.getAndAddLong(TIMEOUTS_OFFSET, 1);
                 return false;
             }
             if (++spins < 100)
@@ -145,80 +226,96 @@ public final class TableGuard
         }
     }
 
-    /** Releases the guard taken by {@link #acquire}. */
-    public void release()
+    private void repair(final int what, final long deadOwner)
     {
-        record.putLongRelease(OWNER_OFFSET, 0);
-        local.unlock();
+        // Only a guard's holder touches the Chronicle lock behind it, and that holder is dead: whatever the lock
+        // word holds is what it left.
+        if (what >= 0)
+        {
+            BigSegmentHeader.INSTANCE.resetLock(map.segmentHeaderAddress(what));
+        }
+        else if (what == -1)
+        {
+            // the tier-allocation lock (Chronicle issue #505)
+            VanillaReadWriteUpdateWithWaitsLockingStrategy.instance()
+                .reset(NativeAccess.instance(), null, map.bsAddress() + map.headerSize);
+        }
+        line.putLong(LAST_DEAD_OFFSET, deadOwner);
+        line.getAndAddLong(REPAIRS_OFFSET, 1);
+        System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING,
+            "a process (slot {0}) died holding the {1} guard; taken over{2}", SlotLocks.slotOf(deadOwner),
+            what >= 0 ? "segment " + what : what == -1 ? "allocation" : "policy",
+            what == -2 ? "" : " and its Chronicle lock reset");
     }
 
-    /** @return the owner's pid, or 0 when free. */
-    public long ownerVolatile()
+    /** @param segment a segment whose guard this thread holds. @return the Floodgate entries it records. */
+    long segmentEntries(final int segment)
     {
-        return record.getLongVolatile(OWNER_OFFSET);
+        return segments[segment].getLong(SEGMENT_ENTRIES_OFFSET);
+    }
+
+    /** @param segment a segment whose guard this thread holds. @param delta entries added (or removed). */
+    void addSegmentEntries(final int segment, final long delta)
+    {
+        segments[segment].putLong(SEGMENT_ENTRIES_OFFSET, segments[segment].getLong(SEGMENT_ENTRIES_OFFSET) + delta);
+    }
+
+    /** @param segment a segment. @return its guard's owner word, 0 when free. */
+    public long segmentOwnerVolatile(final int segment)
+    {
+        return segments[segment].getLongVolatile(SEGMENT_GUARD_OFFSET);
+    }
+
+    /** @return how many segment guards are held at this moment (by any process). */
+    public int heldSegments()
+    {
+        int held = 0;
+        for (final UnsafeBuffer segment : segments)
+        {
+            held += segment.getLongVolatile(SEGMENT_GUARD_OFFSET) != 0 ? 1 : 0;
+        }
+        return held;
     }
 
     /** @return dead owners taken over since the file was created. */
     public long repairs()
     {
-        return record.getLongVolatile(REPAIRS_OFFSET);
+        return line.getLongVolatile(REPAIRS_OFFSET);
     }
 
-    /** @return acquisitions given up because a live owner held the guard too long. */
+    /** @return acquisitions given up because a live owner held a guard too long. */
     public long timeouts()
     {
-        return record.getLongVolatile(TIMEOUTS_OFFSET);
+        return line.getLongVolatile(TIMEOUTS_OFFSET);
     }
 
     /** Counts a segment entry counter repaired after a process died inside an insert. */
     void countTierRepair()
     {
-        record.getAndAddLong(TIER_REPAIRS_OFFSET, 1);
+        line.getAndAddLong(TIER_REPAIRS_OFFSET, 1);
     }
 
     /** Counts a chained tier whose entry counter diverged and could not be repaired online. */
     void countTierDivergence()
     {
-        record.getAndAddLong(TIER_DIVERGENCES_OFFSET, 1);
+        line.getAndAddLong(TIER_DIVERGENCES_OFFSET, 1);
     }
 
     /** @return chained-tier counters found diverged and left for offline recovery. */
     public long tierDivergences()
     {
-        return record.getLongVolatile(TIER_DIVERGENCES_OFFSET);
+        return line.getLongVolatile(TIER_DIVERGENCES_OFFSET);
     }
 
     /** @return segment entry counters repaired since the file was created. */
     public long tierRepairs()
     {
-        return record.getLongVolatile(TIER_REPAIRS_OFFSET);
+        return line.getLongVolatile(TIER_REPAIRS_OFFSET);
     }
 
-    /** @return the pid of the last dead owner taken over, 0 if none. */
+    /** @return the owner word of the last dead owner taken over, 0 if none. */
     public long lastDeadOwner()
     {
-        return record.getLongVolatile(LAST_DEAD_OFFSET);
-    }
-
-    private void repair(final long deadOwner)
-    {
-        // Only the guard's owner ever takes Chronicle locks, and the owner is dead: whatever the lock words
-        // hold is what it left. Reset them all, including the tier-allocation lock (Chronicle issue #505).
-        final BigSegmentHeader segmentHeader = BigSegmentHeader.INSTANCE;
-        for (int segment = 0; segment < map.segments(); segment++)
-        {
-            segmentHeader.resetLock(map.segmentHeaderAddress(segment));
-        }
-        VanillaReadWriteUpdateWithWaitsLockingStrategy.instance()
-            .reset(NativeAccess.instance(), null, map.bsAddress() + map.headerSize);
-        record.putLong(LAST_DEAD_OFFSET, deadOwner);
-        record.getAndAddLong(REPAIRS_OFFSET, 1);
-        System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING,
-            "process {0} died inside a table operation; its locks were reset by {1}", deadOwner, PID);
-    }
-
-    static boolean isAlive(final long pid)
-    {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        return line.getLongVolatile(LAST_DEAD_OFFSET);
     }
 }

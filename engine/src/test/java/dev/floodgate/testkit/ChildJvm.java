@@ -41,8 +41,20 @@ public final class ChildJvm implements AutoCloseable
      */
     public static ChildJvm start(final Class<?> mainClass, final String... args)
     {
-        final List<String> command = JvmFlags.javaCommand(mainClass.getName(), System.getProperty("java.class.path"),
-            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), Arrays.asList(args));
+        return startWrapped(List.of(), mainClass, args);
+    }
+
+    /**
+     * @param wrapper   a command the JVM's command line is appended to, e.g. {@code unshare --pid --fork}.
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @return the started child (the wrapper's process).
+     */
+    public static ChildJvm startWrapped(final List<String> wrapper, final Class<?> mainClass, final String... args)
+    {
+        final List<String> command = new ArrayList<>(wrapper);
+        command.addAll(JvmFlags.javaCommand(mainClass.getName(), System.getProperty("java.class.path"),
+            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), Arrays.asList(args)));
         try
         {
             return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());

@@ -33,7 +33,7 @@ public final class RandomMix
         final long limit = Long.parseLong(args[4]);
         final Path go = Path.of(args[5]);
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(10_000)
-            .limit(Action.PUBLISH, limit, FloodgateConfig.MAX_WINDOW_MS).reclaimGraceMs(100).build();
+            .limit(Action.PUBLISH, limit, FloodgateConfig.MAX_WINDOW_MS).reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).build();
         final AtomicLongArray attempts = new AtomicLongArray(2 * KEYS);
         final AtomicLongArray admitted = new AtomicLongArray(2 * KEYS);
         final AtomicLongArray resets = new AtomicLongArray(1);

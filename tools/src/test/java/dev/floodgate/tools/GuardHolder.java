@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * Runs in its own JVM: takes the table guard, as a broker stopped inside a table operation would hold it,
+ * Runs in its own JVM: takes every segment's guard, as a broker stopped inside a table operation would hold it,
  * says {@code HELD}, and keeps it until its standard input closes.
  */
 public final class GuardHolder
@@ -20,9 +20,12 @@ public final class GuardHolder
     {
         try (QuotaTable table = QuotaTable.open(Path.of(args[0]), 1, 1, false, System.nanoTime()))
         {
-            if (!table.guard().acquire(10_000_000_000L))
+            for (int segment = 0; segment < table.guard().segments(); segment++)
             {
-                throw new IllegalStateException("could not take the guard");
+                if (!table.guard().acquireSegment(segment, 10_000_000_000L))
+                {
+                    throw new IllegalStateException("could not take the guard of segment " + segment);
+                }
             }
             System.out.println("HELD");
             System.out.flush();
@@ -30,7 +33,10 @@ public final class GuardHolder
             {
                 // hold until the test closes our standard input
             }
-            table.guard().release();
+            for (int segment = 0; segment < table.guard().segments(); segment++)
+            {
+                table.guard().releaseSegment(segment);
+            }
         }
     }
 }

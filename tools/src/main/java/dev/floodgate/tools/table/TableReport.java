@@ -62,7 +62,7 @@ public record TableReport(
     /**
      * The table guard, the owner-named inter-process mutex around every Chronicle Map lock.
      *
-     * @param owner         pid holding it now, 0 when free.
+     * @param owner         segment guards held now.
      * @param repairs       dead owners taken over (locks reset online).
      * @param timeouts      acquisitions given up because a live owner held it too long.
      * @param lastDeadOwner pid of the last dead owner taken over, 0 if none.
@@ -100,26 +100,26 @@ public record TableReport(
             degraded[action.ordinal()] = header.counterVolatile(FileHeader.degradedOffset(action));
         }
         final TableGuard tableGuard = table.guard();
-        final Guard guard = new Guard(tableGuard.ownerVolatile(), tableGuard.repairs(), tableGuard.timeouts(),
+        final Guard guard = new Guard(tableGuard.heldSegments(), tableGuard.repairs(), tableGuard.timeouts(),
             tableGuard.lastDeadOwner());
         return new TableReport(table.file().toString(), header.version(), table.shards(), table.capacity(),
             header.createdWallMs(), header.bootId().toString(), table.fileSize(), entries, tableFull, degraded, guard,
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
-            processes(header.buffer(), now), now, dev.floodgate.Floodgate.readChecks(header));
+            processes(table, header.buffer(), now), now, dev.floodgate.Floodgate.readChecks(header));
     }
 
-    private static List<AttachedProcess> processes(final AtomicBuffer buffer, final long now)
+    private static List<AttachedProcess> processes(final QuotaTable table, final AtomicBuffer buffer, final long now)
     {
         final List<AttachedProcess> processes = new ArrayList<>();
         for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
             final int base = FileHeader.processOffset(slot);
-            final long pid = buffer.getLongVolatile(base + FileHeader.PROCESS_PID);
-            if (pid != 0)
+            final long owner = buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER);
+            if (owner != 0)
             {
-                final Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-                processes.add(new AttachedProcess(pid, handle.isPresent() && handle.get().isAlive(),
+                processes.add(new AttachedProcess(buffer.getLongVolatile(base + FileHeader.PROCESS_PID),
+                    table.locks().isAlive(owner),
                     now - buffer.getLongVolatile(base + FileHeader.PROCESS_HEARTBEAT_NANOS),
                     now - buffer.getLongVolatile(base + FileHeader.PROCESS_ATTACHED_NANOS)));
             }

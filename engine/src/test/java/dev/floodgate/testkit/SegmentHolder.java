@@ -1,0 +1,38 @@
+package dev.floodgate.testkit;
+
+import dev.floodgate.store.QuotaTable;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Runs in its own JVM: takes one segment's guard, as a broker stopped (or killed) inside a table operation would
+ * hold it, says {@code HELD <pid>} (its pid as it sees it), and keeps it until its standard input closes.
+ *
+ * <pre>args: file segment</pre>
+ */
+public final class SegmentHolder
+{
+    private SegmentHolder()
+    {
+    }
+
+    public static void main(final String[] args) throws IOException
+    {
+        try (QuotaTable table = QuotaTable.open(Path.of(args[0]), 1_000, 2, false, System.nanoTime()))
+        {
+            final int segment = Integer.parseInt(args[1]);
+            if (!table.guard().acquireSegment(segment, 10_000_000_000L))
+            {
+                throw new IllegalStateException("could not take the guard of segment " + segment);
+            }
+            System.out.println("HELD " + ProcessHandle.current().pid());
+            System.out.flush();
+            while (System.in.read() >= 0)
+            {
+                // hold until the test closes our standard input (or kills us)
+            }
+            table.guard().releaseSegment(segment);
+        }
+    }
+}
