@@ -9,6 +9,7 @@ import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.TableBusyException;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
@@ -113,10 +114,17 @@ public final class Janitor
         {
             // a DASHBOARD_API blocked count goes with its bucket (and window); a tombstone is never a loss,
             // since a refusal after it revives the counter
-            if (!table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_BUCKET)) &&
-                !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_WINDOW)))
+            try
             {
-                idle.add(key);
+                if (!table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_BUCKET)) &&
+                    !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_WINDOW)))
+                {
+                    idle.add(key);
+                }
+            }
+            catch (final TableBusyException held)
+            {
+                // a stopped process holds that segment: judge the counter on a later pass
             }
         }
 
@@ -127,7 +135,7 @@ public final class Janitor
             for (final byte[] key : expired)
             {
                 final int[] outcome = {0};
-                table.withWriteLock(key, value ->
+                writeLocked(key, value ->
                 {
                     if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE)
                     {
@@ -150,7 +158,7 @@ public final class Janitor
         for (final byte[] key : idle)
         {
             final boolean[] done = {false};
-            table.withWriteLock(key, value ->
+            writeLocked(key, value ->
             {
                 final long t = ticker.nanos();
                 final boolean orphanedBlocked = EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
@@ -169,6 +177,19 @@ public final class Janitor
         header.addCounter(FileHeader.TOMBSTONED_OFFSET, tombstoned);
         header.addCounter(FileHeader.REVIVED_OFFSET, revived);
         return new PassResult(reaped, tombstoned, revived, frozenPid);
+    }
+
+    /** A segment a stopped process holds is left for a later pass, never waited on for long. */
+    private void writeLocked(final byte[] key, final QuotaTable.WriteLockedAction action)
+    {
+        try
+        {
+            table.withWriteLock(key, action, QuotaTable.CHECK_TIMEOUT_NANOS);
+        }
+        catch (final TableBusyException held)
+        {
+            // judged again on a later pass
+        }
     }
 
     private boolean isIdle(final UnsafeBuffer value, final long now)

@@ -486,13 +486,14 @@ public final class QuotaTable implements AutoCloseable
     public long readValue(final byte kind, final Action action, final CharSequence identifier,
         final java.util.function.ToLongFunction<UnsafeBuffer> reader, final long absent)
     {
+        final long timeoutNanos = TOOL_TIMEOUT_NANOS;
         final byte[] key = hasher.key(identifier, action, kind);
         final UnsafeBuffer buffer = scratch.get();
         int segment = -1;
         enterOperation();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            segment = enter(c);
+            segment = enter(c, timeoutNanos);
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null)
@@ -509,12 +510,12 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
-    private int enter(final ExternalMapQueryContext<byte[], byte[], ?> c)
+    private int enter(final ExternalMapQueryContext<byte[], byte[], ?> c, final long timeoutNanos)
     {
         final int s = segmentOf(c);
-        if (!guard.acquireSegment(s, TOOL_TIMEOUT_NANOS))
+        if (!guard.acquireSegment(s, timeoutNanos))
         {
-            throw busy(file, "segment " + s, TOOL_TIMEOUT_NANOS);
+            throw busy(file, "segment " + s, timeoutNanos);
         }
         return s;
     }
@@ -551,12 +552,22 @@ public final class QuotaTable implements AutoCloseable
      */
     public int withWriteLock(final byte[] key, final WriteLockedAction action)
     {
+        return withWriteLock(key, action, TOOL_TIMEOUT_NANOS);
+    }
+
+    /**
+     * As {@link #withWriteLock(byte[], WriteLockedAction)}, waiting at most {@code timeoutNanos} for the segment.
+     *
+     * @throws TableBusyException when a live process held the segment that long.
+     */
+    public int withWriteLock(final byte[] key, final WriteLockedAction action, final long timeoutNanos)
+    {
         final UnsafeBuffer buffer = scratch.get();
         int segment = -1;
         enterOperation();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            segment = enter(c);
+            segment = enter(c, timeoutNanos);
             lock(file, c.writeLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null)
@@ -624,16 +635,19 @@ public final class QuotaTable implements AutoCloseable
 
     /**
      * Visits every quota entry in place, one segment at a time under its guard (the janitor's scan: it runs
-     * often and must not make garbage). Also keeps the file's entry count exact (see {@link TableScans}).
+     * often and must not make garbage). Also keeps the file's entry count exact (see {@link TableScans}). A
+     * segment whose guard a live process holds for {@link #CHECK_TIMEOUT_NANOS} (stopped inside an operation)
+     * is skipped: a stopped process holds up what it holds, not the whole scan.
      *
      * @param visitor receives each entry.
+     * @return the number of segments skipped.
      */
-    public void forEachEntryInPlace(final InPlaceVisitor visitor)
+    public int forEachEntryInPlace(final InPlaceVisitor visitor)
     {
         enterOperation();
         try
         {
-            scans.forEachEntryInPlace(visitor);
+            return scans.forEachEntryInPlace(visitor);
         }
         finally
         {
@@ -644,19 +658,20 @@ public final class QuotaTable implements AutoCloseable
     /**
      * @param key a key.
      * @return true when an entry exists under it and is not tombstoned.
+     * @throws TableBusyException when a live process held the segment for {@link #CHECK_TIMEOUT_NANOS}.
      */
     public boolean isLive(final byte[] key)
     {
-        return withReadLock(key) == 1;
+        return withReadLock(key, CHECK_TIMEOUT_NANOS) == 1;
     }
 
-    private int withReadLock(final byte[] key)
+    private int withReadLock(final byte[] key, final long timeoutNanos)
     {
         int segment = -1;
         enterOperation();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            segment = enter(c);
+            segment = enter(c, timeoutNanos);
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             return entry != null && entry.value().bytes().readVolatileLong(entry.value().offset() +

@@ -46,8 +46,9 @@ final class TableScans
      *
      * @param visitor receives each entry; must be quick and must not call back into the table.
      */
-    void forEachEntryInPlace(final QuotaTable.InPlaceVisitor visitor)
+    int forEachEntryInPlace(final QuotaTable.InPlaceVisitor visitor)
     {
+        int skipped = 0;
         final UnsafeBuffer key = new UnsafeBuffer(0, 0);
         final UnsafeBuffer value = new UnsafeBuffer(0, 0);
         final long[] found = new long[1];
@@ -65,9 +66,10 @@ final class TableScans
         };
         for (int segment = 0; segment < map.segments(); segment++)
         {
-            if (!guard.acquireSegment(segment, QuotaTable.TOOL_TIMEOUT_NANOS))
+            if (!guard.acquireSegment(segment, QuotaTable.CHECK_TIMEOUT_NANOS))
             {
-                throw QuotaTable.busy(file, "segment " + segment, QuotaTable.TOOL_TIMEOUT_NANOS);
+                skipped++;
+                continue;
             }
             try
             {
@@ -82,6 +84,7 @@ final class TableScans
                 guard.releaseSegment(segment);
             }
         }
+        return skipped;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.floodgate.testkit;
 
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
 import dev.floodgate.store.QuotaTable;
 
 import java.io.IOException;
@@ -9,7 +11,9 @@ import java.nio.file.Path;
  * Runs in its own JVM: takes one segment's guard, as a broker stopped (or killed) inside a table operation would
  * hold it, says {@code HELD <pid>} (its pid as it sees it), and keeps it until its standard input closes.
  *
- * <pre>args: file segment</pre>
+ * <pre>args: file segment [attached|forever]</pre>
+ * With {@code attached}, it also keeps a {@code Floodgate} open on the file, so it is in the process registry;
+ * with {@code forever}, it holds until killed (for a holder whose standard input is not the test's).
  */
 public final class SegmentHolder
 {
@@ -19,6 +23,9 @@ public final class SegmentHolder
 
     public static void main(final String[] args) throws IOException
     {
+        final String mode = args.length > 2 ? args[2] : "";
+        final Floodgate attached = mode.equals("attached") ? Floodgate.open(FloodgateConfig.builder()
+            .file(Path.of(args[0])).capacity(1_000).build()) : null;
         try (QuotaTable table = QuotaTable.open(Path.of(args[0]), 1_000, 2, false, System.nanoTime()))
         {
             final int segment = Integer.parseInt(args[1]);
@@ -28,11 +35,19 @@ public final class SegmentHolder
             }
             System.out.println("HELD " + ProcessHandle.current().pid());
             System.out.flush();
+            if (mode.equals("forever"))
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(600_000_000_000L); // the test kills us first
+            }
             while (System.in.read() >= 0)
             {
                 // hold until the test closes our standard input (or kills us)
             }
             table.guard().releaseSegment(segment);
+        }
+        if (attached != null)
+        {
+            attached.close();
         }
     }
 }
