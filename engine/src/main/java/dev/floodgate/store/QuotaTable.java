@@ -449,14 +449,16 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
-    /** Inserts under the segment's guard and update lock; the allocation guard covers a tier Chronicle adds. */
+    /** Inserts under the segment's guard and update lock; the allocation guard covers a tier Chronicle may add. */
     private int insert(final ExternalMapQueryContext<byte[], byte[], ?> c, final int segment, final byte[] fresh)
     {
         if (header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET) >= capacity)
         {
             return 3;
         }
-        if (!guard.acquireAllocation(CHECK_TIMEOUT_NANOS))
+        // the allocation guard only when Chronicle may take its tier lock: most inserts hold up one segment only
+        final boolean allocating = !guard.firstTierFits(segment, fresh.length);
+        if (allocating && !guard.acquireAllocation(CHECK_TIMEOUT_NANOS))
         {
             return 2;
         }
@@ -470,7 +472,10 @@ public final class QuotaTable implements AutoCloseable
         }
         finally
         {
-            guard.releaseAllocation();
+            if (allocating)
+            {
+                guard.releaseAllocation();
+            }
         }
         guard.addSegmentEntries(segment, 1);
         header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, 1);
