@@ -44,18 +44,22 @@ final class HelpLayout
             final CommandLine.IHelpSectionRenderer original = section.getValue();
             section.setValue(help ->
             {
-                final String synopsisStart = "Usage: " + help.commandSpec().qualifiedName() + " ";
+                // the synopsis follows its heading ("Usage: ") on the same line, and continues under the arguments
+                final boolean synopsis = key.equals(UsageMessageSpec.SECTION_KEY_SYNOPSIS);
+                final String heading = synopsis ? help.synopsisHeading() : "";
+                final String synopsisStart = heading + help.commandSpec().qualifiedName() + " ";
                 final StringBuilder out = new StringBuilder();
-                for (final String line : original.render(help).split("\n", -1))
+                final String[] lines = original.render(help).split("\n", -1);
+                for (int i = 0; i < lines.length; i++)
                 {
-                    final int indent = key.equals(UsageMessageSpec.SECTION_KEY_SYNOPSIS) &&
-                        line.startsWith(synopsisStart) ? synopsisStart.length() :
-                        TABLES.contains(key) ? tableIndent(line) : leadingSpaces(line);
-                    wrap(out, line, indent);
+                    final String text = i == 0 ? heading + lines[i] : lines[i];
+                    final int indent = synopsis && text.startsWith(synopsisStart) ? synopsisStart.length() :
+                        TABLES.contains(key) ? tableIndent(text) : leadingSpaces(text);
+                    wrap(out, text, indent);
                     out.append('\n');
                 }
                 out.setLength(out.length() - 1);
-                return out.toString();
+                return out.substring(heading.length());
             });
         }
         commandLine.setHelpSectionMap(sections);
