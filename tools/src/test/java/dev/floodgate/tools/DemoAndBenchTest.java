@@ -24,7 +24,8 @@ class DemoAndBenchTest
         final Cli.Result result = Cli.run("demo", "--processes", "2", "--threads", "2", "--seconds", "1");
         assertEquals(0, result.code(), result::toString);
         final String out = result.out();
-        assertTrue(out.indexOf("starting 2 worker JVMs for 1s ...\n") < out.indexOf("  running "), out);
+        final int starting = out.indexOf("starting 2 worker JVMs for 1.0s ...\n");
+        assertTrue(starting >= 0 && starting < out.indexOf("  running "), "says so before the JVMs start: " + out);
         assertTrue(out.contains("publish  alice: 50,000 admitted of "), out);
         assertTrue(out.contains("auth     4 IPs: 40 admitted of "), out);
         assertTrue(out.contains("OK: 2 JVMs together admitted exactly what the quotas allow."), out);
@@ -43,7 +44,7 @@ class DemoAndBenchTest
         assertEquals(0, result.code(), result::toString);
         final String out = result.out();
         assertTrue(out.contains("limit 5,000 per 7d00h per key"), out);
-        assertTrue(out.contains("starting 1 worker JVM for 1s ...\n"), "says so before the JVMs start: " + out);
+        assertTrue(out.contains("starting 1 worker JVM for 1.0s ...\n"), "says so before the JVMs start: " + out);
         assertTrue(out.contains("CHECKS/S") && out.contains("#1"), out);
         assertTrue(out.matches("(?s).*p50 [\\d,]+  p90 [\\d,]+  p99 [\\d,]+  p99\\.9 [\\d,]+  p99\\.99 [\\d,]+  " +
             "max [\\d,]+.*"), out);
