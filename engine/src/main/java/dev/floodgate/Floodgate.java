@@ -156,6 +156,38 @@ public final class Floodgate implements AutoCloseable
     }
 
     /**
+     * Maps an existing file as an operator's tool does: adopts the file's policy whatever
+     * {@code FLOODGATE_POLICY} says, never publishes one and logs nothing about it. The configuration's limits
+     * are ignored, so a tool that only resets or republishes part of the policy never imposes its own defaults
+     * on the node.
+     *
+     * @param config the file and capacity; its limits, windows and modes are ignored.
+     * @return an open instance; close it to detach.
+     * @throws dev.floodgate.store.FloodgateFileException naming the file and why it cannot be used, including a
+     *                                                    file that has no policy yet.
+     */
+    public static Floodgate openAdopting(final FloodgateConfig config)
+    {
+        Objects.requireNonNull(config, "config");
+        final QuotaTable table = QuotaTable.open(config.file(), config.capacity(),
+            Runtime.getRuntime().availableProcessors(), config.groupReadable(), config.ticker().nanos());
+        try
+        {
+            if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)
+            {
+                throw new dev.floodgate.store.FloodgateFileException(config.file(), "has no policy yet (the " +
+                    "first JVM to open it publishes one); try again once a broker has opened it", null);
+            }
+            return new Floodgate(config, table);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            table.close();
+            throw ex;
+        }
+    }
+
+    /**
      * Door 1: the exact token bucket, for security controls.
      *
      * @param identifier who: an IP, a user, a {@linkplain #sessionDigest session digest}; not empty.

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.function.UnaryOperator;
 
 /**
  * Immutable configuration of one {@link Floodgate}: the file, the per-action limits, the janitor interval
@@ -57,6 +58,12 @@ public final class FloodgateConfig
     public static final long DEFAULT_UNREACHABLE_RETRY_AFTER_MS = 50L;
     /** Default janitor interval. */
     public static final long DEFAULT_CLEANUP_INTERVAL_MS = 300_000L;
+
+    // What a key's value must be; a malformed value and an out-of-range one get the same words.
+    private static final String WINDOW_EXPECTED = "a whole number of milliseconds from 1 to " + MAX_WINDOW_MS;
+    private static final String CLEANUP_EXPECTED = "a whole number of milliseconds from 1 to " +
+        MAX_CLEANUP_INTERVAL_MS;
+    private static final String CAPACITY_EXPECTED = "a whole number of entries from 1 to " + MAX_CAPACITY;
 
     public static final String KEY_ENABLED = "rate_limit_enabled";
     public static final String KEY_CLEANUP_INTERVAL_MS = "rate_limit_cleanup_interval_ms";
@@ -173,11 +180,12 @@ public final class FloodgateConfig
             switch (key)
             {
                 case KEY_ENABLED -> builder.enabled(parseBoolean(key, value));
-                case KEY_CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value));
-                case KEY_CAPACITY -> builder.capacity(parseLong(key, value));
+                case KEY_CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value, CLEANUP_EXPECTED));
+                case KEY_CAPACITY -> builder.capacity(parseLong(key, value, CAPACITY_EXPECTED));
                 case KEY_FILE -> builder.file(Path.of(value));
                 case KEY_GROUP_READABLE -> builder.groupReadable(parseBoolean(key, value));
-                case KEY_UNREACHABLE_RETRY_AFTER_MS -> builder.unreachableRetryAfterMs(parseLong(key, value));
+                case KEY_UNREACHABLE_RETRY_AFTER_MS -> builder.unreachableRetryAfterMs(parseLong(key, value,
+                    UNREACHABLE_RETRY_EXPECTED));
                 default ->
                 {
                     final Action action = actionOf(key);
@@ -191,11 +199,11 @@ public final class FloodgateConfig
                     }
                     else if (key.endsWith("_rate_limit"))
                     {
-                        limit[action.ordinal()] = parseLong(key, value);
+                        limit[action.ordinal()] = parseLong(key, value, limitExpected(action));
                     }
                     else
                     {
-                        window[action.ordinal()] = parseLong(key, value);
+                        window[action.ordinal()] = parseLong(key, value, WINDOW_EXPECTED);
                     }
                 }
             }
@@ -288,6 +296,18 @@ public final class FloodgateConfig
      */
     public FloodgateConfig withPolicyKeys(final Map<String, String> values)
     {
+        return withPolicyKeys(values, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #withPolicyKeys(Map)}, naming each key in errors as the caller's syntax spells it.
+     *
+     * @param values limit, window or mode keys to their new values.
+     * @param names  a configuration key to the name the caller's user typed (e.g. {@code publish.limit}).
+     * @return the new configuration.
+     */
+    FloodgateConfig withPolicyKeys(final Map<String, String> values, final UnaryOperator<String> names)
+    {
         final Builder builder = toBuilder();
         for (final Map.Entry<String, String> entry : values.entrySet())
         {
@@ -297,18 +317,18 @@ public final class FloodgateConfig
             final Limit old = builder.limits[action.ordinal()];
             if (key.equals(modeKey(action)))
             {
-                builder.shadow(action, parseShadow(key, value));
+                builder.shadow(action, parseShadow(names.apply(key), value));
             }
             else if (key.equals(limitKey(action)))
             {
-                builder.limit(action, parseLong(key, value), old.windowMs());
+                builder.limit(action, parseLong(names.apply(key), value, limitExpected(action)), old.windowMs());
             }
             else
             {
-                builder.limit(action, old.limit(), parseLong(key, value));
+                builder.limit(action, old.limit(), parseLong(names.apply(key), value, WINDOW_EXPECTED));
             }
         }
-        return builder.build();
+        return builder.build(names);
     }
 
     /** @param action an action. @return true when its refusals are counted but admitted. */
@@ -446,7 +466,10 @@ public final class FloodgateConfig
             String.join(", ", keys()));
     }
 
-    private static long parseLong(final String key, final String value)
+    /** @param key the key as the user wrote it. @param expected the key's range, as its range check says. */
+    private static final String UNREACHABLE_RETRY_EXPECTED = "a whole number of milliseconds from 1 to 60000";
+
+    private static long parseLong(final String key, final String value, final String expected)
     {
         try
         {
@@ -454,9 +477,14 @@ public final class FloodgateConfig
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException(key + "='" + value + "': expected a whole number" +
-                " (digits only, at most " + Long.MAX_VALUE + ")", ex);
+            throw new IllegalArgumentException(key + "='" + value + "': expected " + expected, ex);
         }
+    }
+
+    private static String limitExpected(final Action action)
+    {
+        return "a whole number from " + (action.isSecurityControl() ? 1 : 0) + " to " + MAX_LIMIT +
+            (action.isSecurityControl() ? " (a login control cannot be switched off)" : " (0 switches it off)");
     }
 
     private static boolean parseShadow(final String key, final String value)
@@ -635,34 +663,38 @@ public final class FloodgateConfig
          */
         public FloodgateConfig build()
         {
+            return build(UnaryOperator.identity());
+        }
+
+        /** @param names a key to the name its errors use, as the caller's user spells it. */
+        FloodgateConfig build(final UnaryOperator<String> names)
+        {
             for (final Action action : Action.values())
             {
-                validate(action, limits[action.ordinal()]);
+                validate(action, limits[action.ordinal()], names);
             }
             check(cleanupIntervalMs >= 1 && cleanupIntervalMs <= MAX_CLEANUP_INTERVAL_MS, KEY_CLEANUP_INTERVAL_MS,
-                cleanupIntervalMs, "a whole number of milliseconds from 1 to " + MAX_CLEANUP_INTERVAL_MS);
+                cleanupIntervalMs, CLEANUP_EXPECTED);
             check(reclaimGraceMs >= MIN_RECLAIM_GRACE_MS && reclaimGraceMs <= MAX_CLEANUP_INTERVAL_MS,
                 "reclaim_grace_ms", reclaimGraceMs, "a whole number of milliseconds from " + MIN_RECLAIM_GRACE_MS +
                 " to " + MAX_CLEANUP_INTERVAL_MS + " (far above the longest a check can take)");
             check(unreachableRetryAfterMs >= 1 && unreachableRetryAfterMs <= 60_000, KEY_UNREACHABLE_RETRY_AFTER_MS,
-                unreachableRetryAfterMs, "a whole number of milliseconds from 1 to 60000");
-            check(capacity >= 1 && capacity <= MAX_CAPACITY, KEY_CAPACITY, capacity,
-                "a whole number of entries from 1 to " + MAX_CAPACITY);
+                unreachableRetryAfterMs, UNREACHABLE_RETRY_EXPECTED);
+            check(capacity >= 1 && capacity <= MAX_CAPACITY, KEY_CAPACITY, capacity, CAPACITY_EXPECTED);
             return new FloodgateConfig(this);
         }
 
-        private static void validate(final Action action, final Limit limit)
+        private static void validate(final Action action, final Limit limit, final UnaryOperator<String> names)
         {
             final long min = action.isSecurityControl() ? 1 : 0;
-            check(limit.limit() >= min && limit.limit() <= MAX_LIMIT, limitKey(action), limit.limit(),
-                "a whole number from " + min + " to " + MAX_LIMIT +
-                (action.isSecurityControl() ? " (a login control cannot be switched off)" : " (0 switches it off)"));
-            check(limit.windowMs() >= 1 && limit.windowMs() <= MAX_WINDOW_MS, windowKey(action), limit.windowMs(),
-                "a whole number of milliseconds from 1 to " + MAX_WINDOW_MS);
+            check(limit.limit() >= min && limit.limit() <= MAX_LIMIT, names.apply(limitKey(action)), limit.limit(),
+                limitExpected(action));
+            check(limit.windowMs() >= 1 && limit.windowMs() <= MAX_WINDOW_MS, names.apply(windowKey(action)),
+                limit.windowMs(), WINDOW_EXPECTED);
             if (limit.limit() > 0 && !dev.floodgate.door.TokenBucket.fits(limit.limit(), limit.windowMs()))
             {
-                throw new IllegalArgumentException(limitKey(action) + "=" + limit.limit() + " with " +
-                    windowKey(action) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
+                throw new IllegalArgumentException(names.apply(limitKey(action)) + "=" + limit.limit() + " with " +
+                    names.apply(windowKey(action)) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
                     "exactly; expected limit / gcd(limit, window in ns) at most " +
                     dev.floodgate.door.TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
             }

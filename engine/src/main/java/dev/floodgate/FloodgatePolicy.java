@@ -93,6 +93,13 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
      */
     public static Map<String, String> parseAssignments(final List<String> assignments)
     {
+        return parseAssignments(assignments, new LinkedHashMap<>());
+    }
+
+    /** @param spelled filled with configuration key to the name as the assignment wrote it. */
+    private static Map<String, String> parseAssignments(final List<String> assignments,
+        final Map<String, String> spelled)
+    {
         Objects.requireNonNull(assignments, "assignments");
         final Map<String, String> keys = new LinkedHashMap<>();
         for (final String text : assignments)
@@ -107,26 +114,55 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
             final Action action = Action.parse(text.substring(0, dot));
             final String key = text.substring(dot + 1, eq).trim().toLowerCase(Locale.ROOT);
             final String value = text.substring(eq + 1).trim();
-            switch (key)
+            final String configKey = switch (key)
             {
-                case "limit" -> keys.put(FloodgateConfig.limitKey(action), value);
-                case "window_ms" -> keys.put(FloodgateConfig.windowKey(action), value);
-                case "mode" -> keys.put(FloodgateConfig.modeKey(action), value);
+                case "limit" -> FloodgateConfig.limitKey(action);
+                case "window_ms" -> FloodgateConfig.windowKey(action);
+                case "mode" -> FloodgateConfig.modeKey(action);
                 default -> throw new IllegalArgumentException("'" + text + "': unknown key '" + key +
                     "', expected limit, window_ms or mode");
-            }
+            };
+            keys.put(configKey, value);
+            spelled.put(configKey, text.substring(0, eq).trim());
         }
         return keys;
     }
 
     /**
+     * Applies operator assignments; errors name each key as it was typed ({@code publish.limit=-1}), and a key
+     * the assignments did not mention but a check involves in the same syntax ({@code publish.window_ms}).
+     *
      * @param base        the configuration to change (e.g. {@code policy().applyTo(gate.config())}).
      * @param assignments as {@link #parseAssignments}.
      * @return the changed, validated configuration, for {@link Floodgate#reconfigure}.
+     * @throws IllegalArgumentException naming the assignment and what was expected.
      */
     public static FloodgateConfig withAssignments(final FloodgateConfig base, final List<String> assignments)
     {
-        return base.withPolicyKeys(parseAssignments(assignments));
+        final Map<String, String> spelled = new LinkedHashMap<>();
+        final Map<String, String> keys = parseAssignments(assignments, spelled);
+        return base.withPolicyKeys(keys, key -> spelled.getOrDefault(key, assignmentName(key)));
+    }
+
+    /** @return {@code publish.limit} for {@code publish_rate_limit}, and so on; other keys as they are. */
+    private static String assignmentName(final String configKey)
+    {
+        for (final Action action : Action.values())
+        {
+            if (configKey.equals(FloodgateConfig.limitKey(action)))
+            {
+                return action.configPrefix() + ".limit";
+            }
+            if (configKey.equals(FloodgateConfig.windowKey(action)))
+            {
+                return action.configPrefix() + ".window_ms";
+            }
+            if (configKey.equals(FloodgateConfig.modeKey(action)))
+            {
+                return action.configPrefix() + ".mode";
+            }
+        }
+        return configKey;
     }
 
     /**

@@ -250,9 +250,9 @@ class PolicyTest
         assertEquals(new FloodgateConfig.Limit(1_000, 250), FloodgatePolicy.withAssignments(base,
             List.of("publish.limit=1000", "PUBLISH.window_ms=250")).limit(Action.PUBLISH));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,
-            List.of("auth.limit=0"))).getMessage().startsWith("auth_rate_limit=0: expected"));
+            List.of("auth.limit=0"))).getMessage().startsWith("auth.limit=0: expected"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,
-            List.of("publish.limit=ten"))).getMessage().startsWith("publish_rate_limit='ten'"));
+            List.of("publish.limit=ten"))).getMessage().startsWith("publish.limit='ten': expected a whole number from 0 to 16777215"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,
             List.of("publish.colour=red"))).getMessage().contains("unknown key 'colour'"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,

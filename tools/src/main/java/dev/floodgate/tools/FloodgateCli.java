@@ -14,8 +14,12 @@ import dev.floodgate.tools.load.WorkerCommand;
 import dev.floodgate.tools.table.TableFiles;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.ScopeType;
 
 import java.io.PrintWriter;
+import java.util.Map;
 
 /**
  * The {@code floodgate} command: inspect, reset, demonstrate and load a shared Floodgate table.
@@ -26,7 +30,8 @@ import java.io.PrintWriter;
 @Command(name = "floodgate", mixinStandardHelpOptions = true, version = "floodgate 0.1.0",
     description = "Inspects and exercises the shared-memory rate-limit table that the brokers on this host map.",
     subcommands = {DumpCommand.class, StatsCommand.class, TopCommand.class, ResetCommand.class,
-        WatchCommand.class, PolicyCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class},
+        WatchCommand.class, PolicyCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class,
+        CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:refused operation: not writable, table busy, or a demo/bench total that misses its quota",
         "2:usage error", "3:missing, unreadable or foreign file"})
@@ -34,6 +39,10 @@ public final class FloodgateCli implements Runnable
 {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT,
+        description = "Also print the engine's log messages on standard error (hidden otherwise).")
+    private boolean verbose;
 
     static
     {
@@ -47,7 +56,9 @@ public final class FloodgateCli implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(), "missing command: expected one of " +
-            String.join(", ", spec.subcommands().keySet()));
+            String.join(", ", spec.subcommands().entrySet().stream()
+                .filter(sub -> !sub.getValue().getCommandSpec().usageMessage().hidden()).map(Map.Entry::getKey)
+                .toList()));
     }
 
     /**
@@ -77,11 +88,32 @@ public final class FloodgateCli implements Runnable
         return code;
     }
 
+    private static boolean verbose(final ParseResult parseResult)
+    {
+        for (ParseResult command = parseResult; command != null; command = command.subcommand())
+        {
+            if (command.hasMatchedOption("--verbose"))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return the configured command line: exit codes and one-line error messages. */
     public static CommandLine newCommandLine()
     {
         final CommandLine commandLine = new CommandLine(new FloodgateCli());
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        HelpLayout.apply(commandLine);
+        commandLine.setExecutionStrategy(parseResult ->
+        {
+            RowCount.check(parseResult);
+            try (Logs logs = Logs.during(verbose(parseResult)))
+            {
+                return new CommandLine.RunLast().execute(parseResult);
+            }
+        });
         commandLine.setExitCodeExceptionMapper(ex -> ex instanceof CliException cli ? cli.exitCode() :
             ex instanceof CommandLine.ParameterException ? ExitCode.USAGE : ExitCode.REFUSED);
         commandLine.setParameterExceptionHandler((ex, args) ->

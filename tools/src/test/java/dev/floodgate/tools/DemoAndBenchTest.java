@@ -24,6 +24,8 @@ class DemoAndBenchTest
         final Cli.Result result = Cli.run("demo", "--processes", "2", "--threads", "2", "--seconds", "1");
         assertEquals(0, result.code(), result::toString);
         final String out = result.out();
+        final int starting = out.indexOf("starting 2 worker JVMs for 1.0s ...\n");
+        assertTrue(starting >= 0 && starting < out.indexOf("  running "), "says so before the JVMs start: " + out);
         assertTrue(out.contains("publish  alice: 50,000 admitted of "), out);
         assertTrue(out.contains("auth     4 IPs: 40 admitted of "), out);
         assertTrue(out.contains("OK: 2 JVMs together admitted exactly what the quotas allow."), out);
@@ -42,11 +44,25 @@ class DemoAndBenchTest
         assertEquals(0, result.code(), result::toString);
         final String out = result.out();
         assertTrue(out.contains("limit 5,000 per 7d00h per key"), out);
+        assertTrue(out.contains("starting 1 worker JVM for 1.0s ...\n"), "says so before the JVMs start: " + out);
         assertTrue(out.contains("CHECKS/S") && out.contains("#1"), out);
         assertTrue(out.matches("(?s).*p50 [\\d,]+  p90 [\\d,]+  p99 [\\d,]+  p99\\.9 [\\d,]+  p99\\.99 [\\d,]+  " +
             "max [\\d,]+.*"), out);
         assertTrue(out.contains("exact: the quotas allow 20,000 and 20,000 were admitted"), out);
         assertFalse(Files.exists(dir.resolve("bench.map")), "the scratch table is removed");
+    }
+
+    @Test
+    void benchsDefaultLimitIsReachedSoItsExactnessLineMeansSomething()
+    {
+        final Cli.Result result = Cli.run("bench", "--processes", "1", "--threads", "1", "--keys", "4",
+            "--duration", "1s");
+        assertEquals(0, result.code(), result::toString);
+        final String out = result.out();
+        final Matcher refusals = Pattern.compile("refusals ([\\d,]+) counted by the JVMs").matcher(out);
+        assertTrue(refusals.find(), out);
+        assertFalse(refusals.group(1).equals("0"), "no check was refused: " + out);
+        assertTrue(out.contains("exact: the quotas allow 4,000 and 4,000 were admitted"), out);
     }
 
     @Test

@@ -57,7 +57,7 @@ class PolicyCommandTest
     {
         final Cli.Result zero = Cli.run("policy", "set", "auth.limit=0", "--file", table.toString());
         assertEquals(2, zero.code(), zero::toString);
-        assertTrue(zero.err().contains("auth_rate_limit=0: expected a whole number from 1"), zero::toString);
+        assertTrue(zero.err().contains("auth.limit=0: expected a whole number from 1"), zero::toString);
         final Cli.Result malformed = Cli.run("policy", "set", "publish", "--file", table.toString());
         assertEquals(2, malformed.code(), malformed::toString);
         assertTrue(malformed.err().contains("expected action.key=value"), malformed::toString);

@@ -84,7 +84,7 @@ class ResetCommandTest
      *
      * @return true when it was made immutable.
      */
-    private static boolean makeUnwritable(final Path file) throws IOException, InterruptedException
+    static boolean makeUnwritable(final Path file) throws IOException, InterruptedException
     {
         if ("root".equals(System.getProperty("user.name")))
         {
@@ -94,7 +94,7 @@ class ResetCommandTest
         return false;
     }
 
-    private static void makeWritable(final Path file, final boolean immutable)
+    static void makeWritable(final Path file, final boolean immutable)
         throws IOException, InterruptedException
     {
         if (immutable)

@@ -3,28 +3,25 @@ package dev.floodgate.tools.command;
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.door.TokenBucket;
-import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.load.Exactness;
 import dev.floodgate.tools.load.Lane;
-import dev.floodgate.tools.load.LoadRun;
+import dev.floodgate.tools.load.LoadOptions;
+import dev.floodgate.tools.load.LoadResult;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
-import dev.floodgate.tools.table.EntrySnapshot;
-import dev.floodgate.tools.table.TableSnapshot;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -42,23 +39,16 @@ public final class BenchCommand implements Callable<Integer>
 {
     private static final long BUCKET_WINDOW_MS = FloodgateConfig.MAX_WINDOW_MS;
     private static final long WINDOW_WINDOW_MS = 3_600_000L;
-    private static final long DEFAULT_WINDOW_LIMIT = 1_000_000L;
+    /** Low enough that the keys run out within any run, so the exactness line has refusals to judge. */
+    private static final long DEFAULT_WINDOW_LIMIT = 1_000L;
     private static final long[] NICE_LIMITS = {100_000, 50_000, 20_000, 10_000, 5_000, 2_000, 1_000, 500, 200, 100};
     private static final List<String> WORKER_JVM = List.of("-Xmx256m");
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--file", paramLabel = "PATH",
-        description = "Create the scratch table here (must not exist). Default: a new temporary directory.")
-    private Path file;
-
-    @Option(names = "--processes", paramLabel = "P", defaultValue = "2", description = "JVMs (default ${DEFAULT-VALUE}).")
-    private int processes;
-
-    @Option(names = "--threads", paramLabel = "T", defaultValue = "2",
-        description = "Threads per JVM (default ${DEFAULT-VALUE}).")
-    private int threads;
+    @Mixin
+    private final LoadOptions load = new LoadOptions(2, 2);
 
     @Option(names = "--door", paramLabel = "DOOR", defaultValue = "window",
         description = "bucket (checkLimit) or window (checkLimitInCaller); default ${DEFAULT-VALUE}.")
@@ -72,22 +62,17 @@ public final class BenchCommand implements Callable<Integer>
     private String duration;
 
     @Option(names = "--limit", paramLabel = "L",
-        description = "Per-key limit. Default: window 1,000,000 per hour; bucket the largest round limit per 7 " +
+        description = "Per-key limit. Default: window 1,000 per hour; bucket the largest round limit per 7 " +
             "days whose next token comes after the run ends, so the expectation stays exact.")
     private Long limit;
-
-    @Option(names = "--keep", description = "Keep the scratch table and worker logs.")
-    private boolean keep;
 
     @Override
     public Integer call()
     {
         final Lane.Door chosen = parseDoor();
         final long durationNs = parseDuration();
-        if (processes < 1 || processes > 32 || threads < 1 || threads > 256 || keys < 1 || keys > 1_000_000)
-        {
-            throw new ParameterException(spec.commandLine(), "expected 1-32 processes, 1-256 threads, 1-1000000 keys");
-        }
+        load.validate(spec);
+        LoadOptions.requireRange(spec, "--keys", keys, 1, 1_000_000);
         final boolean bucket = chosen == Lane.Door.BUCKET;
         final Action action = bucket ? Action.AUTH : Action.PUBLISH;
         final long windowMs = bucket ? BUCKET_WINDOW_MS : WINDOW_WINDOW_MS;
@@ -104,12 +89,11 @@ public final class BenchCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         // Sized like a production table: the engine sizes each process's key cache from the capacity.
         final long capacity = Math.max(FloodgateConfig.DEFAULT_CAPACITY, 4L * keys + 100);
-        try (ScratchTable scratch = ScratchTable.create(file, capacity, "floodgate-bench-"))
+        try (ScratchTable scratch = load.scratch(capacity, "floodgate-bench-"))
         {
-            scratch.keep(keep);
-            final Lane lane = new Lane(chosen, action, threads, 0, "key-", keys);
+            final Lane lane = new Lane(chosen, action, load.threads(), 0, "key-", keys);
             out.printf("Floodgate bench: %d JVMs x %d threads, %s door (%s) on %,d keys, limit %,d per %s per key, " +
-                "for %s%n", processes, threads, chosen.name().toLowerCase(Locale.ROOT),
+                "for %s%n", load.processes(), load.threads(), chosen.name().toLowerCase(Locale.ROOT),
                 bucket ? "checkLimit" : "checkLimitInCaller", keys, perKey, Durations.nanos(windowMs * 1_000_000L),
                 Durations.nanos(durationNs));
             out.printf("  table %s (%d shards)%n", scratch.file(), scratch.shards());
@@ -117,24 +101,8 @@ public final class BenchCommand implements Callable<Integer>
             final List<String> args = List.of("--file", scratch.file().toString(),
                 "--capacity", Long.toString(capacity), "--lane", lane.format(),
                 "--limit", action.configPrefix() + "=" + perKey + "/" + windowMs, "--latency");
-            final long[] startEnd = new long[2];
-            final List<WorkerProcess> workers = LoadRun.run(processes, WORKER_JVM, args, scratch.dir(), durationNs,
-                earliest ->
-                {
-                    startEnd[0] = alignment == null ? earliest : alignment.applyAsLong(earliest);
-                    startEnd[1] = startEnd[0] + durationNs;
-                    return startEnd[0];
-                }, out);
-            final List<EntrySnapshot> entries;
-            final long[] degraded = new long[Action.values().length];
-            try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
-            {
-                entries = TableSnapshot.entries(table);
-                for (final Action each : Action.values())
-                {
-                    degraded[each.ordinal()] = table.header().counterVolatile(FileHeader.degradedOffset(each));
-                }
-            }
+            final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out);
+            final List<WorkerProcess> workers = result.workers();
             out.println();
             final Histogram latency = printThroughput(out, workers);
             out.println();
@@ -142,16 +110,16 @@ public final class BenchCommand implements Callable<Integer>
                 "max %,d%n", latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
                 latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9),
                 latency.getValueAtPercentile(99.99), latency.getMaxValue());
-            final Exactness.Verdict verdict = Exactness.check(action, perKey, Exactness.merge(workers), entries,
-                degraded[action.ordinal()]);
-            final boolean oneWindow = alignment == null ||
-                alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]);
+            final Exactness.Verdict verdict = Exactness.check(action, perKey, Exactness.merge(workers),
+                result.entries(), result.degraded(action));
+            final boolean oneWindow = result.oneWindow();
             out.printf("admitted %,d of %,d attempts on %,d keys; refusals %,d counted by the JVMs, %,d in the " +
                 "table%n", verdict.admitted(), verdict.attempts(), verdict.keys(), verdict.refused(), verdict.blocked());
             if (!checkable)
             {
                 out.printf("exactness not checked: a token refills every %s, within the run%n",
                     Durations.nanos(windowMs * 1_000_000L / perKey));
+                out.flush();
                 return ExitCode.OK;
             }
             verdict.problems().stream().limit(10).forEach(p -> out.println("  problem: " + p));
@@ -160,6 +128,14 @@ public final class BenchCommand implements Callable<Integer>
                 out.println("  problem: the run crossed a window boundary");
             }
             final boolean exact = verdict.exact() && oneWindow;
+            if (exact && verdict.refused() == 0)
+            {
+                // every check was admitted and no key reached its limit: "exact" would claim what was not tested
+                out.printf("exactness not tested: no check was refused, so no key reached its limit of %,d " +
+                    "(lower --limit)%n", perKey);
+                out.flush();
+                return ExitCode.OK;
+            }
             out.printf(exact ? "exact: the quotas allow %,d and %,d were admitted%n" :
                 "NOT EXACT: the quotas allow %,d but %,d were admitted%n", verdict.expected(), verdict.admitted());
             out.flush();

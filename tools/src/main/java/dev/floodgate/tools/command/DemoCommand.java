@@ -2,22 +2,18 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
-import dev.floodgate.door.TokenBucket;
-import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.tools.ExitCode;
-import dev.floodgate.tools.FileOption;
-import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.load.Exactness;
 import dev.floodgate.tools.load.Lane;
-import dev.floodgate.tools.load.LoadRun;
+import dev.floodgate.tools.load.LoadOptions;
+import dev.floodgate.tools.load.LoadResult;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
 import dev.floodgate.tools.table.EntrySnapshot;
-import dev.floodgate.tools.table.TableSnapshot;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -50,16 +46,8 @@ public final class DemoCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--file", paramLabel = "PATH",
-        description = "Create the demo table here (must not exist). Default: a new temporary directory.")
-    private java.nio.file.Path file;
-
-    @Option(names = "--processes", paramLabel = "P", defaultValue = "3", description = "Broker JVMs (default ${DEFAULT-VALUE}).")
-    private int processes;
-
-    @Option(names = "--threads", paramLabel = "T", defaultValue = "4",
-        description = "Publishing threads per JVM (default ${DEFAULT-VALUE}).")
-    private int threads;
+    @Mixin
+    private final LoadOptions load = new LoadOptions(3, 4);
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "3", description = "Run length (default ${DEFAULT-VALUE}).")
     private int seconds;
@@ -75,19 +63,14 @@ public final class DemoCommand implements Callable<Integer>
         description = "Login attempts per IP per hour (default ${DEFAULT-VALUE}).")
     private long authLimit;
 
-    @Option(names = "--keep", description = "Keep the table and worker logs instead of deleting them.")
-    private boolean keep;
-
     @Override
     public Integer call()
     {
-        if (processes < 1 || processes > 16 || threads < 1 || threads > 64 || seconds < 1 || seconds > 600 ||
-            ips < 1 || ips > 1000 || publishLimit < 1 || publishLimit > FloodgateConfig.MAX_LIMIT ||
-            authLimit < 1 || authLimit > FloodgateConfig.MAX_LIMIT || !TokenBucket.fits(authLimit, WINDOW_MS))
-        {
-            throw new ParameterException(spec.commandLine(), "expected 1-16 processes, 1-64 threads, 1-600 " +
-                "seconds, 1-1000 ips and limits from 1 to " + FloodgateConfig.MAX_LIMIT);
-        }
+        load.validate(spec);
+        LoadOptions.requireRange(spec, "--seconds", seconds, 1, 600);
+        LoadOptions.requireRange(spec, "--ips", ips, 1, 1000);
+        LoadOptions.requireRange(spec, "--publish-limit", publishLimit, 1, FloodgateConfig.MAX_LIMIT);
+        LoadOptions.requireRange(spec, "--auth-limit", authLimit, 1, FloodgateConfig.MAX_LIMIT);
         if (WINDOW_MS / 1000 / authLimit <= seconds + 60L)
         {
             // the exact expectation needs no token back during the run: one per WINDOW_MS / authLimit
@@ -97,9 +80,10 @@ public final class DemoCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final long durationNs = TimeUnit.SECONDS.toNanos(seconds);
         final WindowAlignment alignment = new WindowAlignment(WINDOW_MS, durationNs);
-        try (ScratchTable scratch = ScratchTable.create(file, 10_000, "floodgate-demo-"))
+        try (ScratchTable scratch = load.scratch(10_000, "floodgate-demo-"))
         {
-            scratch.keep(keep);
+            final int processes = load.processes();
+            final int threads = load.threads();
             final Lane publish = new Lane(Lane.Door.WINDOW, Action.PUBLISH, threads, 0, PUBLISHER, 1);
             final Lane auth = new Lane(Lane.Door.BUCKET, Action.AUTH, 1, 1000, IP_PREFIX, ips);
             out.printf("Floodgate demo: %d broker JVMs share one rate-limit table in shared memory.%n", processes);
@@ -108,37 +92,21 @@ public final class DemoCommand implements Callable<Integer>
                 "checkLimitInCaller (sharded window, no lock)%n", PUBLISHER, publishLimit, threads);
             out.printf("  auth     each of %d IPs may try %d logins per hour; one thread per JVM fails a login " +
                 "every ms through checkLimit (exact token bucket)%n", ips, authLimit);
-            out.printf("starting %d JVMs for %ds ...%n", processes, seconds);
-            out.flush();
             final List<String> args = List.of("--file", scratch.file().toString(), "--capacity", "10000",
                 "--lane", publish.format(), "--lane", auth.format(),
                 "--limit", "publish=" + publishLimit + "/" + WINDOW_MS, "--limit", "auth=" + authLimit + "/" + WINDOW_MS);
-            final long[] startEnd = new long[2];
-            final List<WorkerProcess> workers = LoadRun.run(processes, WORKER_JVM, args, scratch.dir(), durationNs, earliest ->
-            {
-                startEnd[0] = alignment.applyAsLong(earliest);
-                startEnd[1] = startEnd[0] + durationNs;
-                return startEnd[0];
-            }, out);
-            final List<EntrySnapshot> entries;
-            final long[] degraded = new long[Action.values().length];
-            try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
-            {
-                entries = TableSnapshot.entries(table);
-                for (final Action each : Action.values())
-                {
-                    degraded[each.ordinal()] = table.header().counterVolatile(FileHeader.degradedOffset(each));
-                }
-            }
+            final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out);
+            final List<WorkerProcess> workers = result.workers();
+            final List<EntrySnapshot> entries = result.entries();
             final Map<String, Exactness.KeyTotal> totals = Exactness.merge(workers);
             out.println();
             printPerJvm(out, workers);
             out.println();
             final Exactness.Verdict publishVerdict = Exactness.check(Action.PUBLISH, publishLimit, totals, entries,
-                degraded[Action.PUBLISH.ordinal()]);
+                result.degraded(Action.PUBLISH));
             final Exactness.Verdict authVerdict = Exactness.check(Action.AUTH, authLimit, totals, entries,
-                degraded[Action.AUTH.ordinal()]);
-            final boolean oneWindow = alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]);
+                result.degraded(Action.AUTH));
+            final boolean oneWindow = result.oneWindow();
             out.printf("publish  %s: %,d admitted of %,d attempts; the quota allows %,d%s%n", PUBLISHER,
                 publishVerdict.admitted(), publishVerdict.attempts(), publishVerdict.expected(),
                 publishVerdict.exact() ? " - exact" : " - WRONG");
@@ -163,7 +131,7 @@ public final class DemoCommand implements Callable<Integer>
             out.println(exact ? "OK: " + processes + " JVMs together admitted exactly what the quotas allow." :
                 "FAILED: the totals do not match the quotas.");
             out.println();
-            out.println("floodgate dump --file " + scratch.file() + (keep ? "" : "   (removed when the demo ends)"));
+            out.println("floodgate dump --file " + scratch.file() + (load.keep() ? "" : "   (removed when the demo ends)"));
             DumpCommand.print(out, entries.stream().filter(e -> !e.tombstoned())
                 .sorted(java.util.Comparator.comparing((EntrySnapshot e) -> e.action().ordinal())
                     .thenComparing(EntrySnapshot::label).thenComparing(e -> e.kind().ordinal()))

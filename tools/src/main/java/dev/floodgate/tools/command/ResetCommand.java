@@ -50,9 +50,9 @@ public final class ResetCommand implements Callable<Integer>
         }
         final Path file = fileOption.file();
         TableFiles.requireExisting(file);
-        TableFiles.requireWritable(file);
+        WriteAccess.require(file, "nothing was reset");
         final List<String> removed;
-        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(file).build()))
+        try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).build()))
         {
             removed = gate.resetEntries(identifier, action);
         }

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * Aligned columns for terminal output: add rows of cells, then print. Cells are printed as given; callers
- * escape untrusted text first. Columns listed as right-aligned suit numbers.
+ * escape untrusted text first. Columns listed as right-aligned suit numbers. Widths are terminal columns
+ * ({@link DisplayWidth}), so an identifier in CJK or with emoji keeps the columns after it aligned.
  */
 public final class TextTable
 {
@@ -44,7 +45,7 @@ public final class TextTable
         {
             for (int c = 0; c < row.length; c++)
             {
-                width[c] = Math.max(width[c], row[c].codePointCount(0, row[c].length()));
+                width[c] = Math.max(width[c], DisplayWidth.of(row[c]));
             }
         }
         final StringBuilder line = new StringBuilder();
@@ -53,7 +54,7 @@ public final class TextTable
             line.setLength(0);
             for (int c = 0; c < row.length; c++)
             {
-                final int pad = width[c] - row[c].codePointCount(0, row[c].length());
+                final int pad = width[c] - DisplayWidth.of(row[c]);
                 if (c > 0)
                 {
                     line.append("  ");

@@ -17,7 +17,7 @@ import java.util.function.LongUnaryOperator;
 /**
  * Runs worker JVMs against one table with the discipline {@code demo} and {@code bench} share: start them all,
  * wait (bounded) until each has opened the table, release them together at one monotonic instant, show a
- * progress line, wait (bounded) for them to finish, and reap every one of them on any failure, including
+ * starting line and a progress line, wait (bounded) for them to finish, and reap every one of them on any failure, including
  * Ctrl-C of the parent.
  */
 public final class LoadRun
@@ -120,6 +120,10 @@ public final class LoadRun
         args.addAll(workerArgs);
         final List<String> command = JvmFlags.javaCommand(FloodgateCli.class.getName(),
             System.getProperty("java.class.path"), jvmArgs, args);
+        // starting JVMs and letting Chronicle map the table takes seconds of silence on a busy host: say so first
+        out.printf("starting %d worker JVM%s for %s ...%n", processes, processes == 1 ? "" : "s",
+            Durations.nanos(durationNs));
+        out.flush();
         for (int i = 1; i <= processes; i++)
         {
             try

@@ -1,0 +1,83 @@
+package dev.floodgate.tools.command;
+
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
+import dev.floodgate.FloodgatePolicy;
+import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.tools.CliException;
+import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.FileOption;
+import dev.floodgate.tools.table.TableFiles;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code floodgate policy set publish.limit=1000 publish.window_ms=1000}: publishes the file's policy with the
+ * keys the user named changed, validated as the configuration is; every JVM enforces it from its next check.
+ * Everything else comes from the file, never from this JVM's defaults, and a change to nothing publishes
+ * nothing.
+ */
+@Command(name = "set", mixinStandardHelpOptions = true,
+    description = {"Publishes a changed policy: bucket changes apply at once (tokens already spent stay " +
+        "spent), window changes from the next window.", "Keys: limit, window_ms, mode (enforce|shadow). " +
+        "Example: policy set publish.limit=1000 publish.window_ms=1000"})
+public final class PolicySetCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private FileOption fileOption;
+
+    @Parameters(arity = "1..*", paramLabel = "ACTION.KEY=VALUE",
+        description = "What to change, e.g. publish.limit=1000, auth.window_ms=60000, publish.mode=shadow.")
+    private List<String> assignments;
+
+    @Override
+    public Integer call()
+    {
+        final Path file = fileOption.file();
+        TableFiles.requireExisting(file);
+        WriteAccess.require(file, "the policy was not changed");
+        final PrintWriter out = spec.commandLine().getOut();
+        try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).build()))
+        {
+            final FloodgatePolicy before = gate.policy();
+            final FloodgateConfig changed;
+            try
+            {
+                changed = FloodgatePolicy.withAssignments(before.applyTo(gate.config()), assignments);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new CliException(ExitCode.USAGE, ex.getMessage());
+            }
+            if (FloodgatePolicy.of(changed).rules().equals(before.rules()))
+            {
+                out.println("policy unchanged: nothing published, still generation " + before.generation());
+                out.print(before.describe());
+            }
+            else
+            {
+                final FloodgatePolicy after = gate.reconfigure(changed);
+                out.println("published generation " + after.generation() + ": " +
+                    String.join(", ", before.differences(after)));
+                out.print(after.describe());
+            }
+        }
+        catch (final FloodgateFileException ex)
+        {
+            throw TableFiles.fileProblem(ex);
+        }
+        out.flush();
+        return ExitCode.OK;
+    }
+}

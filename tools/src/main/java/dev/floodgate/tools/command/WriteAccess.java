@@ -1,0 +1,32 @@
+package dev.floodgate.tools.command;
+
+import dev.floodgate.tools.CliException;
+import dev.floodgate.tools.ExitCode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The check a writing command makes before it opens anything: a table it cannot write is refused with exit
+ * code 1, so the operator learns why instead of seeing a partial change.
+ */
+final class WriteAccess
+{
+    private WriteAccess()
+    {
+    }
+
+    /**
+     * @param file      an existing path.
+     * @param unchanged what the refusal leaves undone, as the command would say it (e.g. "nothing was reset").
+     * @throws CliException exit code 1 when this user may not write the file.
+     */
+    static void require(final Path file, final String unchanged)
+    {
+        if (!Files.isWritable(file))
+        {
+            throw new CliException(ExitCode.REFUSED, file + ": not writable by this user, so " + unchanged +
+                " (run as the brokers' user)");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.floodgate.tools.load;
+
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+import java.nio.file.Path;
+
+/**
+ * The options {@code demo} and {@code bench} share: where the scratch table goes, how many worker JVMs and
+ * threads, whether to keep the table. Each command gives its own defaults; the bounds are common, and a value
+ * out of them is a usage error that names its option.
+ */
+public final class LoadOptions
+{
+    /** Most worker JVMs. */
+    public static final int MAX_PROCESSES = 32;
+    /** Most threads per worker JVM. */
+    public static final int MAX_THREADS = 256;
+
+    @Option(names = "--file", paramLabel = "PATH",
+        description = "Create the scratch table here (must not exist). Default: a new temporary directory.")
+    private Path file;
+
+    @Option(names = "--processes", paramLabel = "P", description = "Worker JVMs (default ${DEFAULT-VALUE}).")
+    private int processes;
+
+    @Option(names = "--threads", paramLabel = "T", description = "Threads per JVM (default ${DEFAULT-VALUE}).")
+    private int threads;
+
+    @Option(names = "--keep", description = "Keep the scratch table and worker logs instead of deleting them.")
+    private boolean keep;
+
+    /**
+     * @param processes the command's default number of worker JVMs.
+     * @param threads   its default threads per JVM.
+     */
+    public LoadOptions(final int processes, final int threads)
+    {
+        this.processes = processes;
+        this.threads = threads;
+    }
+
+    /**
+     * @param spec the command, for the usage error.
+     * @throws ParameterException naming {@code --processes} or {@code --threads} when out of bounds.
+     */
+    public void validate(final CommandSpec spec)
+    {
+        requireRange(spec, "--processes", processes, 1, MAX_PROCESSES);
+        requireRange(spec, "--threads", threads, 1, MAX_THREADS);
+    }
+
+    /**
+     * @param spec   the command.
+     * @param option the option as the user types it.
+     * @param value  its value.
+     * @param min    the least value.
+     * @param max    the largest value.
+     * @throws ParameterException {@code --option value: expected min to max} when out of bounds.
+     */
+    public static void requireRange(final CommandSpec spec, final String option, final long value, final long min,
+        final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new ParameterException(spec.commandLine(), option + " " + value + ": expected " + min + " to " + max);
+        }
+    }
+
+    /**
+     * @param capacity entries.
+     * @param prefix   the temporary directory's name prefix.
+     * @return a new scratch table at {@code --file} or in a temporary directory, kept when {@code --keep}.
+     */
+    public ScratchTable scratch(final long capacity, final String prefix)
+    {
+        final ScratchTable scratch = ScratchTable.create(file, capacity, prefix);
+        scratch.keep(keep);
+        return scratch;
+    }
+
+    /** @return worker JVMs. */
+    public int processes()
+    {
+        return processes;
+    }
+
+    /** @return threads per worker JVM. */
+    public int threads()
+    {
+        return threads;
+    }
+
+    /** @return true to keep the scratch table. */
+    public boolean keep()
+    {
+        return keep;
+    }
+}

@@ -1,0 +1,129 @@
+package dev.floodgate.tools;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * reset and policy set run as a user runs them, in their own JVM, against a table a broker JVM wrote with
+ * limits other than the CLI's defaults (publish 100 per hour, where the default switches publish off).
+ */
+@Timeout(300)
+class WritingCommandsTest
+{
+    @TempDir
+    Path dir;
+
+    private String table;
+
+    @BeforeEach
+    void writeTable() throws Exception
+    {
+        table = dir.resolve("t.map").toString();
+        ChildJvm.run(dir, TestWriter.class, table);
+    }
+
+    @Test
+    void resetNeverRepublishesTheClisDefaultsEvenWhenTheEnvironmentSaysPublish() throws Exception
+    {
+        final Cli.Result reset = CliProcess.run(dir, Map.of("FLOODGATE_POLICY", "publish"), "reset", "alice",
+            "publish", "--file", table);
+        assertEquals(0, reset.code(), reset::toString);
+        assertEquals("reset alice publish: cleared window, blocked\n", reset.out());
+        final Cli.Result policy = Cli.run("policy", "--file", table);
+        assertTrue(policy.out().contains("publish limit=100 window_ms=3600000 mode=enforce\n"), policy::toString);
+        assertTrue(policy.out().startsWith("generation 1\n"), "nothing was published: " + policy);
+        assertEquals("", reset.err(), "no log line around a command's output");
+    }
+
+    @Test
+    void policySetPublishesOnlyWhatTheUserNamedAndLogsNothing() throws Exception
+    {
+        final Cli.Result set = CliProcess.run(dir, Map.of("FLOODGATE_POLICY", "publish"), "policy", "set",
+            "subscribe.limit=7", "--file", table);
+        assertEquals(0, set.code(), set::toString);
+        assertTrue(set.out().startsWith("published generation 2: subscribe_rate_limit: 0 -> 7\n"), set::toString);
+        assertTrue(set.out().contains("publish limit=100 window_ms=3600000 mode=enforce\n"), set::toString);
+        assertEquals("", set.err(), "no log line before a command's output");
+    }
+
+    @Test
+    void anErrorIsTheOnlyLineOnStandardError() throws Exception
+    {
+        final Cli.Result bad = CliProcess.run(dir, Map.of(), "policy", "set", "publish.limit=-1", "--file", table);
+        assertEquals(2, bad.code(), bad::toString);
+        assertEquals("floodgate policy set: publish.limit=-1: expected a whole number from 0 to 16777215 " +
+            "(0 switches it off)\n", bad.err());
+        assertEquals("", bad.out());
+    }
+
+    @Test
+    void verboseShowsTheEngineLogs() throws Exception
+    {
+        // the policy view opens the table as a broker with the CLI's defaults, which differ from the file's
+        final Cli.Result quiet = CliProcess.run(dir, Map.of(), "policy", "--file", table);
+        assertEquals(0, quiet.code(), quiet::toString);
+        assertEquals("", quiet.err());
+        final Cli.Result verbose = CliProcess.run(dir, Map.of(), "policy", "--verbose", "--file", table);
+        assertEquals(0, verbose.code(), verbose::toString);
+        assertTrue(verbose.err().contains("adopting the file's policy"), verbose::toString);
+    }
+
+    @Test
+    void policySetNamesTheKeyAsTypedWithItsBounds()
+    {
+        final Cli.Result negative = Cli.run("policy", "set", "publish.limit=-1", "--file", table);
+        assertEquals(2, negative.code(), negative::toString);
+        assertEquals("floodgate policy set: publish.limit=-1: expected a whole number from 0 to 16777215 " +
+            "(0 switches it off)\n", negative.err());
+        final Cli.Result letters = Cli.run("policy", "set", "publish.limit=abc", "--file", table);
+        assertEquals(2, letters.code(), letters::toString);
+        assertEquals("floodgate policy set: publish.limit='abc': expected a whole number from 0 to 16777215 " +
+            "(0 switches it off)\n", letters.err());
+        final Cli.Result login = Cli.run("policy", "set", "AUTH.limit=0", "--file", table);
+        assertTrue(login.err().startsWith("floodgate policy set: AUTH.limit=0: expected a whole number from 1 to "),
+            login::toString);
+        final Cli.Result rate = Cli.run("policy", "set", "auth.limit=1031", "--file", table);
+        assertEquals(2, rate.code(), rate::toString);
+        assertTrue(rate.err().startsWith("floodgate policy set: auth.limit=1031 with auth.window_ms=3600000: the " +
+            "token bucket cannot represent this rate"), rate::toString);
+        assertTrue(Cli.run("policy", "--file", table).out().startsWith("generation 1\n"), "nothing was published");
+    }
+
+    @Test
+    void policySetWithNoChangeKeepsTheGeneration()
+    {
+        final Cli.Result same = Cli.run("policy", "set", "publish.limit=100", "auth.mode=enforce", "--file", table);
+        assertEquals(0, same.code(), same::toString);
+        assertTrue(same.out().startsWith("policy unchanged: nothing published, still generation 1\n"),
+            same::toString);
+        assertTrue(Cli.run("policy", "--file", table).out().startsWith("generation 1\n"), "no new generation");
+    }
+
+    @Test
+    void policySetOnAnUnwritableFileSaysThePolicyWasNotChanged() throws Exception
+    {
+        final Path file = Path.of(table);
+        final boolean immutable = ResetCommandTest.makeUnwritable(file);
+        try
+        {
+            org.junit.jupiter.api.Assumptions.assumeFalse(java.nio.file.Files.isWritable(file),
+                "cannot make a file unwritable for this user here");
+            final Cli.Result set = Cli.run("policy", "set", "publish.limit=5", "--file", table);
+            assertEquals(1, set.code(), set::toString);
+            assertEquals("floodgate policy set: " + table + ": not writable by this user, so the policy was not " +
+                "changed (run as the brokers' user)\n", set.err());
+        }
+        finally
+        {
+            ResetCommandTest.makeWritable(file, immutable);
+        }
+    }
+}
