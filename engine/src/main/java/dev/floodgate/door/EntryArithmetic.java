@@ -30,12 +30,13 @@ public final class EntryArithmetic
      * A window entry in the window the policy's regimes number at the moment.
      *
      * @param limit     the limit of the regime that window belongs to (0: the action is off).
+     * @param windowMs  that regime's window.
      * @param used      tokens used in it, over every shard.
      * @param shardUsed tokens used per shard.
      * @param shardCap  each shard's cap in that regime.
      * @param nanosLeft nanoseconds until the window ends.
      */
-    public record Window(long limit, long used, long[] shardUsed, long[] shardCap, long nanosLeft)
+    public record Window(long limit, long windowMs, long used, long[] shardUsed, long[] shardCap, long nanosLeft)
     {
     }
 
@@ -97,6 +98,6 @@ public final class EntryArithmetic
             caps[shard] = regime.cap(shard);
             total += used[shard];
         }
-        return new Window(regime.limit(), total, used, caps, cursor.endMs() * NANOS_PER_MS - nowNanos);
+        return new Window(regime.limit(), regime.windowMs(), total, used, caps, cursor.endMs() * NANOS_PER_MS - nowNanos);
     }
 }

@@ -9,6 +9,7 @@ package dev.floodgate.reader;
  * @param capacity     bucket: the limit of those tokens (the policy's, once the next check converts).
  * @param nextTokenNs  bucket: nanoseconds to the next token, 0 when full.
  * @param windowLimit  window: the limit of the regime the current window belongs to (0: the action is off).
+ * @param windowMs     window: that regime's window.
  * @param windowUsed   window: tokens used in the current window, every shard.
  * @param shardUsed    window: used per shard.
  * @param shardCap     window: each shard's cap.
@@ -21,6 +22,7 @@ public record EntryState(
     long capacity,
     long nextTokenNs,
     long windowLimit,
+    long windowMs,
     long windowUsed,
     long[] shardUsed,
     long[] shardCap,

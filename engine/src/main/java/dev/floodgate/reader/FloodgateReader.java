@@ -280,24 +280,24 @@ public final class FloodgateReader implements AutoCloseable
             {
                 final EntryArithmetic.Bucket bucket = EntryArithmetic.bucket(entry.limit(), entry.windowMs(),
                     entry.unitsVersion(), entry.stateWord(), block, nowNanos);
-                return bucket == null ? new EntryState(-1, entry.limit(), -1, -1, -1, none, none, -1, -1, age) :
-                    new EntryState(bucket.tokens(), bucket.capacity(), bucket.nanosToNextToken(), -1, -1, none, none,
+                return bucket == null ? new EntryState(-1, entry.limit(), -1, -1, -1, -1, none, none, -1, -1, age) :
+                    new EntryState(bucket.tokens(), bucket.capacity(), bucket.nanosToNextToken(), -1, -1, -1, none, none,
                     -1, -1, age);
             }
             case WINDOW ->
             {
                 if (block == null)
                 {
-                    return new EntryState(-1, -1, -1, 0, 0, none, none, -1, -1, age);
+                    return new EntryState(-1, -1, -1, 0, -1, 0, none, none, -1, -1, age);
                 }
                 final EntryArithmetic.Window window = EntryArithmetic.window(entry.shardWords(), block, shards,
                     nowNanos);
-                return new EntryState(-1, -1, -1, window.limit(), window.used(), window.shardUsed(),
+                return new EntryState(-1, -1, -1, window.limit(), window.windowMs(), window.used(), window.shardUsed(),
                     window.shardCap(), window.nanosLeft(), -1, age);
             }
             default ->
             {
-                return new EntryState(-1, -1, -1, -1, -1, none, none, -1, entry.blocked(), age);
+                return new EntryState(-1, -1, -1, -1, -1, -1, none, none, -1, entry.blocked(), age);
             }
         }
     }

@@ -3,8 +3,8 @@ package dev.floodgate.tools.command;
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.door.TokenBucket;
-import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.TextTable;
@@ -14,8 +14,6 @@ import dev.floodgate.tools.load.LoadRun;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
-import dev.floodgate.tools.table.EntrySnapshot;
-import dev.floodgate.tools.table.TableSnapshot;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -125,14 +123,14 @@ public final class BenchCommand implements Callable<Integer>
                     startEnd[1] = startEnd[0] + durationNs;
                     return startEnd[0];
                 }, out);
-            final List<EntrySnapshot> entries;
+            final List<TableEntry> entries;
             final long[] degraded = new long[Action.values().length];
-            try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
+            try (FloodgateReader reader = FloodgateReader.open(scratch.file()))
             {
-                entries = TableSnapshot.entries(table);
+                entries = reader.entries();
                 for (final Action each : Action.values())
                 {
-                    degraded[each.ordinal()] = table.header().counterVolatile(FileHeader.degradedOffset(each));
+                    degraded[each.ordinal()] = reader.counters().degraded().get(each);
                 }
             }
             out.println();

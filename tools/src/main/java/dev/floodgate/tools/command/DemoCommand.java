@@ -3,8 +3,9 @@ package dev.floodgate.tools.command;
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.door.TokenBucket;
-import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.EntryState;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
 import dev.floodgate.tools.format.Durations;
@@ -15,8 +16,6 @@ import dev.floodgate.tools.load.LoadRun;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
-import dev.floodgate.tools.table.EntrySnapshot;
-import dev.floodgate.tools.table.TableSnapshot;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -24,6 +23,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -120,15 +120,18 @@ public final class DemoCommand implements Callable<Integer>
                 startEnd[1] = startEnd[0] + durationNs;
                 return startEnd[0];
             }, out);
-            final List<EntrySnapshot> entries;
+            final List<TableEntry> entries;
             final long[] degraded = new long[Action.values().length];
-            try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
+            final Map<TableEntry, EntryState> states = new IdentityHashMap<>();
+            try (FloodgateReader reader = FloodgateReader.open(scratch.file()))
             {
-                entries = TableSnapshot.entries(table);
+                entries = reader.entries();
                 for (final Action each : Action.values())
                 {
-                    degraded[each.ordinal()] = table.header().counterVolatile(FileHeader.degradedOffset(each));
+                    degraded[each.ordinal()] = reader.counters().degraded().get(each);
                 }
+                final long now = System.nanoTime();
+                entries.forEach(entry -> states.put(entry, reader.state(entry, now)));
             }
             final Map<String, Exactness.KeyTotal> totals = Exactness.merge(workers);
             out.println();
@@ -164,10 +167,8 @@ public final class DemoCommand implements Callable<Integer>
                 "FAILED: the totals do not match the quotas.");
             out.println();
             out.println("floodgate dump --file " + scratch.file() + (keep ? "" : "   (removed when the demo ends)"));
-            DumpCommand.print(out, entries.stream().filter(e -> !e.tombstoned())
-                .sorted(java.util.Comparator.comparing((EntrySnapshot e) -> e.action().ordinal())
-                    .thenComparing(EntrySnapshot::label).thenComparing(e -> e.kind().ordinal()))
-                .toList(), System.nanoTime());
+            DumpCommand.print(out, entries.stream().filter(e -> !e.tombstoned()).sorted(DumpCommand.ORDER).toList(),
+                states::get);
             out.flush();
             return exact ? ExitCode.OK : ExitCode.REFUSED;
         }
