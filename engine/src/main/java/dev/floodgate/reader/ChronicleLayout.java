@@ -170,6 +170,17 @@ final class ChronicleLayout
         return new ChronicleLayout(mapping, text, TEXT_OFFSET + textLength);
     }
 
+    /**
+     * @param key a key.
+     * @return the segment Chronicle Map keeps it in (its power-of-two hash splitting), or -1 when the segment
+     * count is not a power of two.
+     */
+    int homeSegment(final byte[] key)
+    {
+        return Integer.bitCount(segments) != 1 ? -1 :
+            (int)LongHashFunction.xx_r39().hashBytes(key) & (segments - 1);
+    }
+
     /** @param segment a segment. @return the file offset of its first tier. */
     long firstTier(final int segment)
     {

@@ -5,7 +5,6 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgatePolicy;
 import dev.floodgate.Stats;
 import dev.floodgate.door.EntryArithmetic;
-import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.FloodgateFileException;
 import dev.floodgate.store.KeyHasher;
@@ -109,7 +108,7 @@ public final class FloodgateReader implements AutoCloseable
     {
         final UnsafeBuffer[] found = new UnsafeBuffer[1];
         final TableScan scan = new TableScan(mapping, layout);
-        scan.forEach((key, value) ->
+        final TableScan.Decoder<UnsafeBuffer> decoder = (key, value) ->
         {
             for (final byte b : key)
             {
@@ -119,11 +118,19 @@ public final class FloodgateReader implements AutoCloseable
                 }
             }
             return value.capacity() >= FileHeader.LENGTH ? new UnsafeBuffer(value, 0, FileHeader.LENGTH) : null;
-        }, buffer ->
+        };
+        final TableScan.Sink<UnsafeBuffer> sink = buffer ->
         {
             found[0] = buffer;
             return false;
-        });
+        };
+        // Chronicle Map puts a key in segment (xxHash64 r39 of its bytes) mod segments: look there first, and
+        // walk every segment only if the file disagrees.
+        final int home = layout.homeSegment(new byte[KeyHasher.KEY_LENGTH]);
+        if (home < 0 || scan.forEach(home, home + 1, decoder, sink))
+        {
+            scan.forEach(0, layout.segments, decoder, sink);
+        }
         if (found[0] == null)
         {
             throw damaged("has no Floodgate header: a table of another format");
@@ -216,7 +223,7 @@ public final class FloodgateReader implements AutoCloseable
         final TableScan scan = new TableScan(mapping, layout);
         try
         {
-            scan.forEach(this::decode, entry -> entries.add(entry));
+            scan.forEach((key, value) -> TableEntry.decode(key, value, shards), entries::add);
         }
         catch (final InternalError ex)
         {
@@ -230,34 +237,6 @@ public final class FloodgateReader implements AutoCloseable
     public long unreadableEntries()
     {
         return unreadable;
-    }
-
-    private TableEntry decode(final byte[] key, final UnsafeBuffer value)
-    {
-        final byte code = key[KeyHasher.KIND_INDEX];
-        if (code < EntryLayout.KIND_BUCKET || code > EntryLayout.KIND_BLOCKED ||
-            value.capacity() != EntryLayout.valueLength(code, shards) || EntryLayout.kind(value) != code)
-        {
-            return null; // the file's own record, or an entry torn or damaged
-        }
-        final int ordinal = value.getByte(EntryLayout.ACTION_OFFSET);
-        if (ordinal < 0 || ordinal >= ACTIONS)
-        {
-            return null;
-        }
-        final long generation = value.getLongVolatile(EntryLayout.GENERATION_OFFSET);
-        final long[] words = new long[code == EntryLayout.KIND_BUCKET ? 0 : shards];
-        for (int shard = 0; shard < words.length; shard++)
-        {
-            words[shard] = value.getLongVolatile(EntryLayout.shardOffset(shard));
-        }
-        return new TableEntry(EntryKind.values()[code - EntryLayout.KIND_BUCKET], Action.fromOrdinal(ordinal),
-            EntryLayout.readLabel(value), value.getInt(EntryLayout.IDENTIFIER_LENGTH_OFFSET), generation,
-            generation == EntryLayout.TOMBSTONE, value.getLongVolatile(EntryLayout.LIMIT_OFFSET),
-            value.getLongVolatile(EntryLayout.WINDOW_MS_OFFSET),
-            value.getIntVolatile(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL,
-            value.getLong(EntryLayout.CREATED_OFFSET), value.getLongVolatile(EntryLayout.TOUCHED_OFFSET),
-            code == EntryLayout.KIND_BUCKET ? value.getLongVolatile(EntryLayout.STATE_OFFSET) : 0, words);
     }
 
     /**

@@ -1,6 +1,9 @@
 package dev.floodgate.reader;
 
 import dev.floodgate.Action;
+import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.KeyHasher;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A copy of one quota entry as a {@link FloodgateReader} read it. Each word was read atomically, but the
@@ -54,5 +57,40 @@ public record TableEntry(
             sum += stripe;
         }
         return sum;
+    }
+
+    /**
+     * @param key    an entry's key.
+     * @param value  its value in the file.
+     * @param shards the file's shard count.
+     * @return the entry copied, or null for the file's own record and for a value torn or damaged (a kind,
+     * action or length no entry has).
+     */
+    static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards)
+    {
+        final byte code = key[KeyHasher.KIND_INDEX];
+        if (code < EntryLayout.KIND_BUCKET || code > EntryLayout.KIND_BLOCKED ||
+            value.capacity() != EntryLayout.valueLength(code, shards) || EntryLayout.kind(value) != code)
+        {
+            return null;
+        }
+        final int ordinal = value.getByte(EntryLayout.ACTION_OFFSET);
+        if (ordinal < 0 || ordinal >= Action.values().length)
+        {
+            return null;
+        }
+        final long generation = value.getLongVolatile(EntryLayout.GENERATION_OFFSET);
+        final long[] words = new long[code == EntryLayout.KIND_BUCKET ? 0 : shards];
+        for (int shard = 0; shard < words.length; shard++)
+        {
+            words[shard] = value.getLongVolatile(EntryLayout.shardOffset(shard));
+        }
+        return new TableEntry(EntryKind.values()[code - EntryLayout.KIND_BUCKET], Action.fromOrdinal(ordinal),
+            EntryLayout.readLabel(value), value.getInt(EntryLayout.IDENTIFIER_LENGTH_OFFSET), generation,
+            generation == EntryLayout.TOMBSTONE, value.getLongVolatile(EntryLayout.LIMIT_OFFSET),
+            value.getLongVolatile(EntryLayout.WINDOW_MS_OFFSET),
+            value.getIntVolatile(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL,
+            value.getLong(EntryLayout.CREATED_OFFSET), value.getLongVolatile(EntryLayout.TOUCHED_OFFSET),
+            code == EntryLayout.KIND_BUCKET ? value.getLongVolatile(EntryLayout.STATE_OFFSET) : 0, words);
     }
 }

@@ -60,7 +60,17 @@ final class TableScan
      */
     <T> void forEach(final Decoder<T> decoder, final Sink<T> sink)
     {
-        for (int segment = 0; segment < layout.segments; segment++)
+        forEach(0, layout.segments, decoder, sink);
+    }
+
+    /**
+     * As {@link #forEach(Decoder, Sink)}, over segments {@code from} (inclusive) to {@code to} (exclusive).
+     *
+     * @return false when the sink stopped the walk.
+     */
+    <T> boolean forEach(final int from, final int to, final Decoder<T> decoder, final Sink<T> sink)
+    {
+        for (int segment = from; segment < to; segment++)
         {
             final UnsafeBuffer header = mapping.view(layout.segmentHeader(segment), layout.segmentHeaderSize,
                 "segment header " + segment);
@@ -71,7 +81,7 @@ final class TableScan
                 final UnsafeBuffer tier = mapping.view(tierOffset, layout.tierSize, "a tier of segment " + segment);
                 if (!walkTier(tier, tierOffset, decoder, sink))
                 {
-                    return;
+                    return false;
                 }
                 if (next == 0)
                 {
@@ -92,6 +102,7 @@ final class TableScan
                 next = chained.getLongVolatile(layout.tierNext());
             }
         }
+        return true;
     }
 
     private <T> boolean walkTier(final UnsafeBuffer tier, final long tierOffset, final Decoder<T> decoder,
