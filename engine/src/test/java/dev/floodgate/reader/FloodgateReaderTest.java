@@ -187,6 +187,48 @@ class FloodgateReaderTest
         assertTrue(Files.notExists(dir.resolve("missing.map")), "a reader never creates the file");
     }
 
+    @Test
+    void skipsAndCountsEntriesOfADamagedTierWithoutThrowing() throws Exception
+    {
+        final Path file = dir.resolve("damaged.map");
+        try (Floodgate gate = Floodgate.open(config(file)))
+        {
+            for (int i = 0; i < 2_000; i++)
+            {
+                gate.checkLimit("id-" + i, Action.AUTH);
+            }
+        }
+        final long firstTier;
+        final int tierSize;
+        final int expected;
+        try (ReadOnlyMapping mapping = ReadOnlyMapping.open(file); FloodgateReader reader = FloodgateReader.open(file))
+        {
+            final ChronicleLayout layout = ChronicleLayout.read(mapping);
+            final int home = layout.homeSegment(new byte[KeyHasher.KEY_LENGTH]);
+            firstTier = layout.firstTier(home == 0 ? 1 : 0); // a segment without the file's record
+            tierSize = layout.tierSize;
+            expected = reader.entries().size();
+            assertEquals(2_000, expected);
+        }
+        final byte[] noise = new byte[tierSize];
+        new java.util.Random(11).nextBytes(noise);
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+            java.nio.file.StandardOpenOption.WRITE))
+        {
+            channel.write(java.nio.ByteBuffer.wrap(noise), firstTier);
+        }
+        try (FloodgateReader reader = FloodgateReader.open(file))
+        {
+            final List<TableEntry> entries = reader.entries();
+            assertTrue(entries.size() < expected, "the damaged tier's entries are gone: " + entries.size());
+            assertTrue(reader.unreadableEntries() > 0, "and counted");
+            for (final TableEntry entry : entries)
+            {
+                assertTrue(entry.label().matches("id-[0-9]{1,4}"), entry::toString);
+            }
+        }
+    }
+
     private static TableEntry find(final List<TableEntry> entries, final EntryKind kind, final String label)
     {
         final List<TableEntry> found = new ArrayList<>();
