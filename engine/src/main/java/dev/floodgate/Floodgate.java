@@ -6,6 +6,10 @@ import dev.floodgate.door.PolicyPlanner;
 import dev.floodgate.door.Doors;
 import dev.floodgate.door.TokenBucket;
 import dev.floodgate.janitor.Janitor;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableCounters;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.CounterRegion;
@@ -430,49 +434,48 @@ public final class Floodgate implements AutoCloseable
             throw new IllegalArgumentException("n=" + n + ": expected 0 or more");
         }
         final List<BlockedEntry> all = new ArrayList<>();
-        table.forEachEntryInPlace((key, value) ->
+        try (FloodgateReader reader = FloodgateReader.open(table.file()))
         {
-            if (EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
-                value.getByte(EntryLayout.ACTION_OFFSET) == action.ordinal() &&
-                value.getLong(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE)
+            for (final TableEntry entry : reader.entries())
             {
-                all.add(new BlockedEntry(EntryLayout.readLabel(value), EntryLayout.blockedCount(value)));
+                if (entry.kind() == EntryKind.BLOCKED && entry.action() == action && !entry.tombstoned())
+                {
+                    all.add(new BlockedEntry(entry.label(), entry.blocked()));
+                }
             }
-        });
+        }
         all.sort(Comparator.comparingLong(BlockedEntry::count).reversed().thenComparing(BlockedEntry::identifier));
         return List.copyOf(all.subList(0, Math.min(n, all.size())));
     }
 
-    /** @return a summary of the table. */
+    /**
+     * @return a summary of the table, read as {@link FloodgateReader} reads it: without the table guard or any
+     * lock, so it never delays a check (entry counts are not a snapshot across segments).
+     */
     public Stats stats()
     {
         ensureOpen();
-        final long[] counts = new long[4];
-        final long[] tombstoned = {0};
-        table.forEachEntryInPlace((key, value) ->
+        try (FloodgateReader reader = FloodgateReader.open(table.file()))
         {
-            if (value.getLong(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
+            final long[] counts = new long[EntryKind.values().length];
+            long tombstoned = 0;
+            for (final TableEntry entry : reader.entries())
             {
-                tombstoned[0]++;
+                if (entry.tombstoned())
+                {
+                    tombstoned++;
+                }
+                else
+                {
+                    counts[entry.kind().ordinal()]++;
+                }
             }
-            else
-            {
-                counts[EntryLayout.kind(value) & 3]++;
-            }
-        });
-        final FileHeader header = table.header();
-        final Map<Action, Long> tableFull = new EnumMap<>(Action.class);
-        final Map<Action, Long> degraded = new EnumMap<>(Action.class);
-        for (final Action action : Action.values())
-        {
-            tableFull.put(action, header.counterVolatile(FileHeader.tableFullOffset(action)));
-            degraded.put(action, header.counterVolatile(FileHeader.degradedOffset(action)));
+            final TableCounters c = reader.counters();
+            return new Stats(counts[EntryKind.BUCKET.ordinal()], counts[EntryKind.WINDOW.ordinal()],
+                counts[EntryKind.BLOCKED.ordinal()], tombstoned, table.capacity(), table.shards(),
+                Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
+                c.revived(), reader.attachedProcesses(), table.fileSize(), checks());
         }
-        return new Stats(counts[EntryLayout.KIND_BUCKET], counts[EntryLayout.KIND_WINDOW],
-            counts[EntryLayout.KIND_BLOCKED], tombstoned[0], table.capacity(), table.shards(), Map.copyOf(tableFull),
-            Map.copyOf(degraded), table.guard().repairs(),
-            header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
-            header.counterVolatile(FileHeader.REVIVED_OFFSET), registry.attached(), table.fileSize(), checks());
     }
 
     /**

@@ -3,15 +3,14 @@ package dev.floodgate.tools;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.floodgate.Action;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.load.Exactness;
 import dev.floodgate.tools.load.Lane;
 import dev.floodgate.tools.load.LoadRun;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
-import dev.floodgate.tools.table.EntrySnapshot;
-import dev.floodgate.tools.table.TableSnapshot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,10 +102,10 @@ class LoadTest
             final JsonNode stats = JSON.readTree(Cli.run("stats", "--file", file.toString(), "--json").out());
             assertEquals(0, stats.get("degradedChecks").asLong(), "a check had to degrade: a reader kept the " +
                 "table guard beyond the checks' timeout");
-            final List<EntrySnapshot> entries;
-            try (QuotaTable table = QuotaTable.open(file, 1, 1, false, System.nanoTime()))
+            final List<TableEntry> entries;
+            try (FloodgateReader reader = FloodgateReader.open(file))
             {
-                entries = TableSnapshot.entries(table);
+                entries = reader.entries();
             }
             final var totals = Exactness.merge(workers);
             final Exactness.Verdict publish = Exactness.check(Action.PUBLISH, PUBLISH_LIMIT, totals, entries, 0);

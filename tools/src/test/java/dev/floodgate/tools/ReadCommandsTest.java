@@ -139,7 +139,7 @@ class ReadCommandsTest
         assertTrue(stats.get("guard").has("repairs") && stats.get("guard").has("timeouts"));
         assertTrue(stats.get("shards").asInt() >= 1);
         assertTrue(stats.get("bootId").asText().matches("[0-9a-f-]{36}"));
-        assertTrue(stats.get("processes").isArray());
+        assertEquals(0, stats.get("attachedProcesses").asInt(), "the writer has closed; a reader never attaches");
     }
 
     @Test
@@ -164,7 +164,7 @@ class ReadCommandsTest
         final Cli.Result result = Cli.run("watch", "--file", table, "--iterations", "2", "--interval", "10ms");
         assertEquals(0, result.code(), result::toString);
         assertEquals(2, result.out().split("floodgate watch - ", -1).length - 1, result.out());
-        assertEquals(2, result.out().split("\033\\[H\033\\[2J", -1).length - 1, "clears the screen each time");
+        assertFalse(result.out().contains("\033"), "stdout is not a terminal: no clear-screen codes");
         assertTrue(result.out().contains("top refused"));
         assertFalse(Cli.run("watch", "--file", table, "--iterations", "1", "--no-clear").out().contains("\033"));
     }

@@ -2,6 +2,8 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.door.TokenBucket;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.load.Exactness;
@@ -11,7 +13,6 @@ import dev.floodgate.tools.load.LoadResult;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
-import dev.floodgate.tools.table.EntrySnapshot;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -97,7 +98,7 @@ public final class DemoCommand implements Callable<Integer>
                 "--limit", "publish=" + publishLimit + "/" + WINDOW_MS, "--limit", "auth=" + authLimit + "/" + WINDOW_MS);
             final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out);
             final List<WorkerProcess> workers = result.workers();
-            final List<EntrySnapshot> entries = result.entries();
+            final List<TableEntry> entries = result.entries();
             final Map<String, Exactness.KeyTotal> totals = Exactness.merge(workers);
             out.println();
             printPerJvm(out, workers);
@@ -132,10 +133,8 @@ public final class DemoCommand implements Callable<Integer>
                 "FAILED: the totals do not match the quotas.");
             out.println();
             out.println("floodgate dump --file " + scratch.file() + (load.keep() ? "" : "   (removed when the demo ends)"));
-            DumpCommand.print(out, entries.stream().filter(e -> !e.tombstoned())
-                .sorted(java.util.Comparator.comparing((EntrySnapshot e) -> e.action().ordinal())
-                    .thenComparing(EntrySnapshot::label).thenComparing(e -> e.kind().ordinal()))
-                .toList(), System.nanoTime());
+            DumpCommand.print(out, entries.stream().filter(e -> !e.tombstoned()).sorted(DumpCommand.ORDER).toList(),
+                result.states()::get);
             out.flush();
             return exact ? ExitCode.OK : ExitCode.REFUSED;
         }

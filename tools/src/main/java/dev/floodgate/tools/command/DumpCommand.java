@@ -1,6 +1,8 @@
 package dev.floodgate.tools.command;
 
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.EntryState;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
@@ -8,10 +10,7 @@ import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.Escape;
 import dev.floodgate.tools.format.Json;
 import dev.floodgate.tools.format.TextTable;
-import dev.floodgate.tools.table.EntrySnapshot;
-import dev.floodgate.tools.table.EntryState;
 import dev.floodgate.tools.table.TableFiles;
-import dev.floodgate.tools.table.TableSnapshot;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,24 +18,24 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 
 /**
- * {@code floodgate dump}: every entry of the table, one line each. Copies the entries segment by segment and
- * formats them after every lock is released.
+ * {@code floodgate dump}: every entry of the table, one line each, read through {@link FloodgateReader}
+ * (read-only, no lock) and shown with the doors' own arithmetic under the file's policy.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true,
     description = {"Prints every entry of the table: kind, identifier, action, state and age.",
-        "Reads without disturbing the brokers: checks on warm keys never wait for it."})
+        "Reads the file read-only, without any lock: it never delays a check and needs only read permission."})
 public final class DumpCommand implements Callable<Integer>
 {
-    private static final Comparator<EntrySnapshot> ORDER = Comparator
-        .comparing((EntrySnapshot e) -> e.action().ordinal())
-        .thenComparing(EntrySnapshot::label)
+    /** Action, then identifier, then kind. */
+    public static final Comparator<TableEntry> ORDER = Comparator
+        .comparing((TableEntry e) -> e.action().ordinal())
+        .thenComparing(TableEntry::label)
         .thenComparing(e -> e.kind().ordinal());
 
     @Spec
@@ -57,30 +56,23 @@ public final class DumpCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final Path file = fileOption.file();
-        final List<EntrySnapshot> entries;
-        try (QuotaTable table = TableFiles.openExisting(file))
-        {
-            entries = TableSnapshot.entries(table);
-        }
-        final long now = System.nanoTime();
-        final List<EntrySnapshot> shown = new ArrayList<>();
-        for (final EntrySnapshot entry : entries)
-        {
-            if ((tombstoned || !entry.tombstoned()) && filter.test(entry))
-            {
-                shown.add(entry);
-            }
-        }
-        shown.sort(ORDER);
         final PrintWriter out = spec.commandLine().getOut();
-        if (json)
+        try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
         {
-            out.println(json(shown, now));
-        }
-        else
-        {
-            print(out, shown, now);
+            final long now = System.nanoTime();
+            final List<TableEntry> shown = reader.entries().stream()
+                .filter(entry -> (tombstoned || !entry.tombstoned()) && filter.test(entry))
+                .sorted(ORDER)
+                .toList();
+            final Function<TableEntry, EntryState> state = entry -> reader.state(entry, now);
+            if (json)
+            {
+                out.println(json(shown, state));
+            }
+            else
+            {
+                print(out, shown, state);
+            }
         }
         out.flush();
         return ExitCode.OK;
@@ -91,32 +83,33 @@ public final class DumpCommand implements Callable<Integer>
      *
      * @param out     where.
      * @param entries the entries, in the order to print.
-     * @param now     monotonic time the state is computed for.
+     * @param state   each entry's state (e.g. {@code reader.state(entry, now)}).
      */
-    public static void print(final PrintWriter out, final List<EntrySnapshot> entries, final long now)
+    public static void print(final PrintWriter out, final List<TableEntry> entries,
+        final Function<TableEntry, EntryState> state)
     {
         final TextTable table = new TextTable(new String[] {"KIND", "IDENTIFIER", "ACTION", "STATE", "AGE"},
             new boolean[] {false, false, false, false, true});
-        for (final EntrySnapshot entry : entries)
+        for (final TableEntry entry : entries)
         {
-            final EntryState state = EntryState.of(entry, now);
+            final EntryState s = state.apply(entry);
             table.row(entry.kind().label(), identifier(entry), ActionConverter.name(entry.action()),
-                (entry.tombstoned() ? "[tombstoned] " : "") + describe(entry, state), Durations.nanos(state.ageNs()));
+                (entry.tombstoned() ? "[tombstoned] " : "") + describe(entry, s), Durations.nanos(s.ageNs()));
         }
         table.print(out);
         out.println(entries.size() + (entries.size() == 1 ? " entry" : " entries"));
     }
 
     /**
-     * @param entry a snapshot.
+     * @param entry an entry.
      * @return its identifier, escaped for a terminal, with a trailing ellipsis when the stored label was cut.
      */
-    public static String identifier(final EntrySnapshot entry)
+    public static String identifier(final TableEntry entry)
     {
         return Escape.label(entry.label()) + (entry.labelCut() ? "..." : "");
     }
 
-    private static String describe(final EntrySnapshot entry, final EntryState state)
+    private static String describe(final TableEntry entry, final EntryState state)
     {
         switch (entry.kind())
         {
@@ -125,16 +118,21 @@ public final class DumpCommand implements Callable<Integer>
                 {
                     return "unreadable limit " + entry.limit() + "/" + entry.windowMs() + "ms";
                 }
-                return state.tokens() + "/" + entry.limit() + " tokens, " + (state.nextTokenNs() == 0 ? "full" :
+                return state.tokens() + "/" + state.capacity() + " tokens, " + (state.nextTokenNs() == 0 ? "full" :
                     "next in " + Durations.nanos(state.nextTokenNs()));
             case WINDOW:
+                if (state.windowLimit() <= 0)
+                {
+                    return "action off";
+                }
                 final StringBuilder text = new StringBuilder();
-                text.append(state.windowUsed()).append('/').append(entry.limit()).append(" used, shards [");
+                text.append(state.windowUsed()).append('/').append(state.windowLimit()).append(" used, shards [");
                 for (int shard = 0; shard < state.shardUsed().length; shard++)
                 {
-                    text.append(shard == 0 ? "" : " ").append(state.shardUsed()[shard]);
+                    text.append(shard == 0 ? "" : " ").append(state.shardUsed()[shard]).append('/')
+                        .append(state.shardCap()[shard]);
                 }
-                return text.append("], window ").append(Durations.nanos(entry.windowMs() * 1_000_000L))
+                return text.append("], window ").append(Durations.nanos(state.windowMs() * 1_000_000L))
                     .append(", ").append(Durations.nanos(state.windowLeftNs())).append(" left").toString();
             default:
                 return state.blocked() + " refused";
@@ -143,15 +141,15 @@ public final class DumpCommand implements Callable<Integer>
 
     /**
      * @param entries entries to write.
-     * @param now     monotonic time the state is computed for.
+     * @param state   each entry's state.
      * @return a JSON array of entry objects; field names are stable.
      */
-    public static String json(final List<EntrySnapshot> entries, final long now)
+    public static String json(final List<TableEntry> entries, final Function<TableEntry, EntryState> state)
     {
         final Json json = new Json().beginArray();
-        for (final EntrySnapshot entry : entries)
+        for (final TableEntry entry : entries)
         {
-            final EntryState state = EntryState.of(entry, now);
+            final EntryState s = state.apply(entry);
             json.beginObject()
                 .field("kind", entry.kind().label())
                 .field("identifier", entry.label())
@@ -159,21 +157,28 @@ public final class DumpCommand implements Callable<Integer>
                 .field("action", ActionConverter.name(entry.action()))
                 .field("limit", entry.limit())
                 .field("windowMs", entry.windowMs())
-                .field("ageMs", state.ageNs() / 1_000_000L)
+                .field("ageMs", s.ageNs() / 1_000_000L)
                 .field("tombstoned", entry.tombstoned());
             switch (entry.kind())
             {
-                case BUCKET -> json.field("tokens", state.tokens()).field("nextTokenMs", ceilMs(state.nextTokenNs()));
+                case BUCKET -> json.field("tokens", s.tokens()).field("capacity", s.capacity())
+                    .field("nextTokenMs", ceilMs(s.nextTokenNs()));
                 case WINDOW ->
                 {
-                    json.field("used", state.windowUsed()).name("shardUsed").beginArray();
-                    for (final long used : state.shardUsed())
+                    json.field("windowLimit", s.windowLimit()).field("windowLengthMs", s.windowMs())
+                        .field("used", s.windowUsed()).name("shardUsed").beginArray();
+                    for (final long used : s.shardUsed())
                     {
                         json.value(used);
                     }
-                    json.endArray().field("windowLeftMs", ceilMs(state.windowLeftNs()));
+                    json.endArray().name("shardCap").beginArray();
+                    for (final long cap : s.shardCap())
+                    {
+                        json.value(cap);
+                    }
+                    json.endArray().field("windowLeftMs", ceilMs(s.windowLeftNs()));
                 }
-                default -> json.field("blocked", state.blocked());
+                default -> json.field("blocked", s.blocked());
             }
             json.endObject();
         }

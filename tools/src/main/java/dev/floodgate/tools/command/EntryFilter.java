@@ -2,8 +2,8 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.tools.ActionConverter;
-import dev.floodgate.tools.table.EntryKind;
-import dev.floodgate.tools.table.EntrySnapshot;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.TableEntry;
 import picocli.CommandLine.Option;
 
 /** The {@code --action}, {@code --identifier} and {@code --kind} filters of {@code dump}. */
@@ -22,10 +22,10 @@ public final class EntryFilter
     private EntryKind kind;
 
     /**
-     * @param entry a snapshot.
+     * @param entry an entry.
      * @return true when it passes every filter given.
      */
-    public boolean test(final EntrySnapshot entry)
+    public boolean test(final TableEntry entry)
     {
         return (action == null || entry.action() == action) && (kind == null || entry.kind() == kind) &&
             (identifier == null || identifier.equals(entry.label()) ||

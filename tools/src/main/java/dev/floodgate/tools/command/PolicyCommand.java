@@ -1,17 +1,21 @@
 package dev.floodgate.tools.command;
 
-import dev.floodgate.Floodgate;
-import dev.floodgate.FloodgateConfig;
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.Action;
+import dev.floodgate.FloodgatePolicy;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
+import dev.floodgate.tools.format.Json;
 import dev.floodgate.tools.table.TableFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.nio.file.Path;
+import java.io.PrintWriter;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -29,20 +33,48 @@ public final class PolicyCommand implements Callable<Integer>
     @Mixin
     private FileOption fileOption;
 
+    @Option(names = "--json", description = "One JSON object: the generation and, per action, limit, " +
+        "windowMs and mode.")
+    private boolean json;
+
     @Override
     public Integer call()
     {
-        final Path file = fileOption.file();
-        TableFiles.requireExisting(file);
-        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(file).build()))
+        final FloodgatePolicy policy;
+        // Read-only: opening a Floodgate here would register a process, run a janitor and, with
+        // FLOODGATE_POLICY=publish in the environment, publish this CLI's default configuration.
+        try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
         {
-            spec.commandLine().getOut().print(gate.policy().describe());
+            policy = reader.policy();
         }
-        catch (final FloodgateFileException ex)
+        final PrintWriter out = spec.commandLine().getOut();
+        if (json)
         {
-            throw TableFiles.fileProblem(ex);
+            out.println(json(policy));
         }
-        spec.commandLine().getOut().flush();
+        else
+        {
+            out.print(policy.describe());
+        }
+        out.flush();
         return ExitCode.OK;
+    }
+
+    /**
+     * @param policy a policy.
+     * @return one JSON object; field names are stable.
+     */
+    public static String json(final FloodgatePolicy policy)
+    {
+        final Json doc = new Json().beginObject().field("generation", policy.generation()).name("actions")
+            .beginObject();
+        for (final Action action : Action.values())
+        {
+            final FloodgatePolicy.Rule rule = policy.rule(action);
+            doc.name(ActionConverter.name(action)).beginObject().field("limit", rule.limit())
+                .field("windowMs", rule.windowMs()).field("mode", rule.mode().name().toLowerCase(Locale.ROOT))
+                .endObject();
+        }
+        return doc.endObject().endObject().toString();
     }
 }

@@ -1,16 +1,16 @@
 package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableCounters;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
-import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.Json;
 import dev.floodgate.tools.format.TextTable;
-import dev.floodgate.tools.table.EntryKind;
 import dev.floodgate.tools.table.TableFiles;
-import dev.floodgate.tools.table.TableReport;
+import dev.floodgate.tools.table.TableReading;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,8 +23,9 @@ import java.util.concurrent.Callable;
 
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
-    description = "Prints the table's header, entry counts by kind and action, table-full and degraded " +
-        "checks, the table guard, janitor runs and reaps, and the attached processes.")
+    description = {"Prints the table's header, entry counts by kind and action, table-full and degraded " +
+        "checks, the table guard, janitor runs and reaps, and how many processes are attached.",
+        "Reads the file read-only, without any lock: needs only read permission."})
 public final class StatsCommand implements Callable<Integer>
 {
     @Spec
@@ -39,10 +40,10 @@ public final class StatsCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final TableReport report;
-        try (QuotaTable table = TableFiles.openExisting(fileOption.file()))
+        final TableReading report;
+        try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
         {
-            report = TableReport.read(table);
+            report = TableReading.read(reader);
         }
         final PrintWriter out = spec.commandLine().getOut();
         if (json)
@@ -61,22 +62,24 @@ public final class StatsCommand implements Callable<Integer>
      * @param out    where.
      * @param report what.
      */
-    public static void print(final PrintWriter out, final TableReport report)
+    public static void print(final PrintWriter out, final TableReading report)
     {
-        out.printf("file         %s (%,d bytes)%n", report.file(), report.fileBytes());
-        out.printf("format       version %d, %d shards, created %s, boot %s%n", report.formatVersion(),
-            report.shards(), Instant.ofEpochMilli(report.createdWallMs()), report.bootId());
-        out.printf("occupancy    %.2f%% (%,d of %,d entries; %,d live, %,d tombstoned)%n",
-            report.occupancyPercent(), report.entries().size(), report.capacity(), report.liveEntries(),
-            report.tombstonedEntries());
-        out.printf("janitor      %,d runs, %,d reaped, %,d tombstoned, %,d revived%n", report.janitorRuns(),
-            report.reaped(), report.tombstonedTotal(), report.revived());
-        out.printf("table full   %,d events%n", report.tableFullTotal());
-        out.printf("degraded     %,d checks (table guard busy)%n", report.degradedTotal());
-        final TableReport.Guard guard = report.guard();
-        out.printf("guard        %s, %,d repairs (last dead owner %s), %,d timeouts%n",
-            guard.owner() == 0 ? "free" : "held by pid " + guard.owner(), guard.repairs(),
-            guard.lastDeadOwner() == 0 ? "none" : "pid " + guard.lastDeadOwner(), guard.timeouts());
+        final TableCounters c = report.counters();
+        out.printf("file         %s (%,d bytes)%n", report.file(), report.identity().fileBytes());
+        out.printf("format       version %d, %d shards, created %s, boot %s%n", report.identity().formatVersion(),
+            report.identity().shards(), Instant.ofEpochMilli(report.identity().createdWallMs()),
+            report.identity().bootId());
+        out.printf("occupancy    %.2f%% (%,d of %,d entries; %,d live, %,d tombstoned%s)%n",
+            report.occupancyPercent(), report.entries().size(), report.identity().capacity(), report.liveEntries(),
+            report.tombstonedEntries(), report.unreadable() == 0 ? "" : String.format("; %,d unreadable: being " +
+            "written or damaged", report.unreadable()));
+        out.printf("janitor      %,d runs, %,d reaped, %,d tombstoned, %,d revived%n", c.janitorRuns(), c.reaped(),
+            c.tombstoned(), c.revived());
+        out.printf("table full   %,d events%n", c.tableFullTotal());
+        out.printf("unreachable  %,d checks (entry's segment held past the check's wait, or table full)%n",
+            c.degradedTotal());
+        out.printf("guards       %,d segment guards held now, %,d dead holders taken over, %,d waits given up%n",
+            c.guardsHeld(), c.guardRepairs(), c.guardTimeouts());
         out.println();
         final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "TABLE-FULL",
             "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
@@ -87,56 +90,59 @@ public final class StatsCommand implements Callable<Integer>
             counts.row(ActionConverter.name(action), String.format("%,d", report.count(EntryKind.BUCKET, action)),
                 String.format("%,d", report.count(EntryKind.WINDOW, action)),
                 String.format("%,d", report.count(EntryKind.BLOCKED, action)),
-                String.format("%,d", report.tableFull()[action.ordinal()]),
-                String.format("%,d", report.degraded()[action.ordinal()]),
+                String.format("%,d", c.tableFull().get(action)), String.format("%,d", c.degraded().get(action)),
                 String.format("%,d", checks.admitted()), String.format("%,d", checks.refused()),
                 String.format("%,d", checks.shadowed()), String.format("%,d", checks.never()));
         }
         counts.print(out);
         out.println();
-        out.printf("processes    %d attached%n", report.processes().size());
-        if (!report.processes().isEmpty())
-        {
-            final TextTable processes = new TextTable(new String[] {"PID", "STATE", "HEARTBEAT", "ATTACHED"},
-                new boolean[] {true, false, true, true});
-            for (final TableReport.AttachedProcess process : report.processes())
-            {
-                processes.row(Long.toString(process.pid()), process.alive() ? "alive" : "gone",
-                    Durations.nanos(process.heartbeatAgeNs()) + " ago", Durations.nanos(process.attachedForNs()));
-            }
-            processes.print(out);
-        }
+        out.printf("processes    %d attached%n", report.attached());
     }
 
     /**
      * @param report what.
      * @return one JSON object; field names are stable.
      */
-    public static String json(final TableReport report)
+    public static String json(final TableReading report)
     {
-        final Json json = new Json().beginObject()
-            .field("file", report.file())
-            .field("fileBytes", report.fileBytes())
-            .field("formatVersion", report.formatVersion())
-            .field("shards", report.shards())
-            .field("capacity", report.capacity())
-            .field("createdAt", Instant.ofEpochMilli(report.createdWallMs()).toString())
-            .field("bootId", report.bootId())
+        final Json json = new Json().beginObject();
+        write(json, report);
+        return json.endObject().toString();
+    }
+
+    /**
+     * Writes the stats fields into an open JSON object.
+     *
+     * @param json   an object being written.
+     * @param report what.
+     */
+    static void write(final Json json, final TableReading report)
+    {
+        final TableCounters c = report.counters();
+        json.field("file", report.file())
+            .field("fileBytes", report.identity().fileBytes())
+            .field("formatVersion", report.identity().formatVersion())
+            .field("shards", report.identity().shards())
+            .field("capacity", report.identity().capacity())
+            .field("createdAt", Instant.ofEpochMilli(report.identity().createdWallMs()).toString())
+            .field("bootId", report.identity().bootId())
             .field("entries", report.entries().size())
             .field("liveEntries", report.liveEntries())
             .field("tombstonedEntries", report.tombstonedEntries())
+            .field("unreadableEntries", report.unreadable())
             .field("occupancyPercent", report.occupancyPercent())
-            .field("tableFullEvents", report.tableFullTotal())
-            .field("degradedChecks", report.degradedTotal())
-            .field("janitorRuns", report.janitorRuns())
-            .field("reaped", report.reaped())
-            .field("tombstoned", report.tombstonedTotal())
-            .field("revived", report.revived());
+            .field("tableFullEvents", c.tableFullTotal())
+            .field("degradedChecks", c.degradedTotal())
+            .field("janitorRuns", c.janitorRuns())
+            .field("reaped", c.reaped())
+            .field("tombstoned", c.tombstoned())
+            .field("revived", c.revived())
+            .field("attachedProcesses", report.attached());
         json.name("guard").beginObject()
-            .field("owner", report.guard().owner())
-            .field("repairs", report.guard().repairs())
-            .field("timeouts", report.guard().timeouts())
-            .field("lastDeadOwner", report.guard().lastDeadOwner())
+            .field("segmentsHeld", c.guardsHeld())
+            .field("repairs", c.guardRepairs())
+            .field("timeouts", c.guardTimeouts())
+            .field("lastDeadOwner", c.lastDeadOwner())
             .endObject();
         json.name("actions").beginObject();
         for (final Action action : Action.values())
@@ -145,24 +151,14 @@ public final class StatsCommand implements Callable<Integer>
                 .field("buckets", report.count(EntryKind.BUCKET, action))
                 .field("windows", report.count(EntryKind.WINDOW, action))
                 .field("blocked", report.count(EntryKind.BLOCKED, action))
-                .field("tableFull", report.tableFull()[action.ordinal()])
-                .field("degraded", report.degraded()[action.ordinal()])
+                .field("tableFull", c.tableFull().get(action))
+                .field("degraded", c.degraded().get(action))
                 .field("admitted", report.checks().get(action).admitted())
                 .field("refused", report.checks().get(action).refused())
                 .field("shadowed", report.checks().get(action).shadowed())
                 .field("never", report.checks().get(action).never())
                 .endObject();
         }
-        json.endObject().name("processes").beginArray();
-        for (final TableReport.AttachedProcess process : report.processes())
-        {
-            json.beginObject()
-                .field("pid", process.pid())
-                .field("alive", process.alive())
-                .field("heartbeatAgeMs", process.heartbeatAgeNs() / 1_000_000L)
-                .field("attachedForMs", process.attachedForNs() / 1_000_000L)
-                .endObject();
-        }
-        return json.endArray().endObject().toString();
+        json.endObject();
     }
 }

@@ -1,15 +1,15 @@
 package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
 import dev.floodgate.tools.format.Json;
 import dev.floodgate.tools.format.TextTable;
-import dev.floodgate.tools.table.EntrySnapshot;
 import dev.floodgate.tools.table.TableFiles;
-import dev.floodgate.tools.table.TableReport;
+import dev.floodgate.tools.table.TableReading;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -48,20 +48,19 @@ public final class TopCommand implements Callable<Integer>
         {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n " + n + ": expected 0 or more");
         }
-        final TableReport report;
-        try (QuotaTable table = TableFiles.openExisting(fileOption.file()))
+        final List<TableEntry> top;
+        try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
         {
-            report = TableReport.read(table);
+            top = TableReading.read(reader).topBlocked(action, n);
         }
-        final List<EntrySnapshot> top = report.topBlocked(action, n);
         final PrintWriter out = spec.commandLine().getOut();
         if (json)
         {
             final Json doc = new Json().beginArray();
-            for (final EntrySnapshot entry : top)
+            for (final TableEntry entry : top)
             {
                 doc.beginObject().field("identifier", entry.label()).field("identifierCut", entry.labelCut())
-                    .field("action", ActionConverter.name(entry.action())).field("blocked", entry.state()).endObject();
+                    .field("action", ActionConverter.name(entry.action())).field("blocked", entry.blocked()).endObject();
             }
             out.println(doc.endArray());
         }
@@ -77,7 +76,7 @@ public final class TopCommand implements Callable<Integer>
      * @param out where.
      * @param top blocked counters, most first.
      */
-    public static void print(final PrintWriter out, final List<EntrySnapshot> top)
+    public static void print(final PrintWriter out, final List<TableEntry> top)
     {
         if (top.isEmpty())
         {
@@ -87,9 +86,9 @@ public final class TopCommand implements Callable<Integer>
         final TextTable table = new TextTable(new String[] {"#", "REFUSED", "ACTION", "IDENTIFIER"},
             new boolean[] {true, true, false, false});
         int rank = 1;
-        for (final EntrySnapshot entry : top)
+        for (final TableEntry entry : top)
         {
-            table.row(Integer.toString(rank++), String.format("%,d", entry.state()),
+            table.row(Integer.toString(rank++), String.format("%,d", entry.blocked()),
                 ActionConverter.name(entry.action()), DumpCommand.identifier(entry));
         }
         table.print(out);

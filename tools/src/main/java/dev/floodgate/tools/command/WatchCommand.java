@@ -1,13 +1,15 @@
 package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
 import dev.floodgate.tools.format.Durations;
+import dev.floodgate.tools.format.Json;
 import dev.floodgate.tools.table.TableFiles;
-import dev.floodgate.tools.table.TableReport;
+import dev.floodgate.tools.table.TableReading;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,14 +17,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-/** {@code floodgate watch}: {@code stats} and the top refused identifiers, refreshed until interrupted. */
+/**
+ * {@code floodgate watch}: {@code stats} and the top refused identifiers, refreshed until interrupted. Each
+ * refresh maps the file afresh (read-only), so a table replaced or grown meanwhile is seen whole.
+ */
 @Command(name = "watch", mixinStandardHelpOptions = true,
-    description = "Shows stats and the most refused identifiers, refreshed every interval until Ctrl-C.")
+    description = {"Shows stats and the most refused identifiers, refreshed every interval until Ctrl-C.",
+        "Clears the screen between refreshes only when stdout is a terminal."})
 public final class WatchCommand implements Callable<Integer>
 {
     private static final String CLEAR = "\033[H\033[2J";
@@ -51,6 +58,10 @@ public final class WatchCommand implements Callable<Integer>
     @Option(names = "--no-clear", description = "Do not clear the screen between refreshes.")
     private boolean noClear;
 
+    @Option(names = "--json", description = "One JSON object per refresh, one per line: the stats fields, the " +
+        "time and the top refused.")
+    private boolean json;
+
     @Override
     public Integer call() throws InterruptedException
     {
@@ -69,36 +80,64 @@ public final class WatchCommand implements Callable<Integer>
                 "or more");
         }
         final PrintWriter out = spec.commandLine().getOut();
-        try (QuotaTable table = TableFiles.openExisting(fileOption.file()))
+        // A terminal only: escape codes in a pipe or a log file are noise.
+        final boolean clear = !noClear && !json && System.console() != null;
+        long next = System.nanoTime();
+        for (long i = 0; iterations == 0 || i < iterations; i++)
         {
-            long next = System.nanoTime();
-            for (long i = 0; iterations == 0 || i < iterations; i++)
+            final TableReading report;
+            try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
             {
-                final TableReport report = TableReport.read(table);
-                if (!noClear)
-                {
-                    out.print(CLEAR);
-                }
-                out.println("floodgate watch - " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + ", every " +
-                    Durations.nanos(intervalNs) + " (Ctrl-C to stop)");
-                out.println();
-                StatsCommand.print(out, report);
-                out.println();
-                out.println("top refused" + (action == null ? "" : " (" + ActionConverter.name(action) + ")"));
-                TopCommand.print(out, report.topBlocked(action, n));
-                out.flush();
-                if (iterations != 0 && i + 1 == iterations)
-                {
-                    break;
-                }
-                next += intervalNs;
-                final long wait = next - System.nanoTime();
-                if (wait > 0)
-                {
-                    TimeUnit.NANOSECONDS.sleep(wait); // the refresh cadence, not a synchronisation
-                }
+                report = TableReading.read(reader);
+            }
+            if (json)
+            {
+                out.println(json(report));
+            }
+            else
+            {
+                print(out, report, clear, intervalNs);
+            }
+            out.flush();
+            if (iterations != 0 && i + 1 == iterations)
+            {
+                break;
+            }
+            next += intervalNs;
+            final long wait = next - System.nanoTime();
+            if (wait > 0)
+            {
+                TimeUnit.NANOSECONDS.sleep(wait); // the refresh cadence, not a synchronisation
             }
         }
         return ExitCode.OK;
+    }
+
+    private void print(final PrintWriter out, final TableReading report, final boolean clear, final long intervalNs)
+    {
+        if (clear)
+        {
+            out.print(CLEAR);
+        }
+        out.println("floodgate watch - " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + ", every " +
+            Durations.nanos(intervalNs) + " (Ctrl-C to stop)");
+        out.println();
+        StatsCommand.print(out, report);
+        out.println();
+        out.println("top refused" + (action == null ? "" : " (" + ActionConverter.name(action) + ")"));
+        TopCommand.print(out, report.topBlocked(action, n));
+    }
+
+    private String json(final TableReading report)
+    {
+        final Json doc = new Json().beginObject().field("time", Instant.now().toString());
+        StatsCommand.write(doc, report);
+        doc.name("topRefused").beginArray();
+        for (final TableEntry entry : report.topBlocked(action, n))
+        {
+            doc.beginObject().field("identifier", entry.label()).field("identifierCut", entry.labelCut())
+                .field("action", ActionConverter.name(entry.action())).field("blocked", entry.blocked()).endObject();
+        }
+        return doc.endArray().endObject().toString();
     }
 }

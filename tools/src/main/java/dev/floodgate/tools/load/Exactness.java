@@ -1,8 +1,8 @@
 package dev.floodgate.tools.load;
 
 import dev.floodgate.Action;
-import dev.floodgate.tools.table.EntryKind;
-import dev.floodgate.tools.table.EntrySnapshot;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.TableEntry;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -95,14 +95,14 @@ public final class Exactness
      * @return the verdict.
      */
     public static Verdict check(final Action action, final long limit, final Map<String, KeyTotal> totals,
-        final List<EntrySnapshot> entries, final long degraded)
+        final List<TableEntry> entries, final long degraded)
     {
         final Map<String, Long> blockedInFile = new TreeMap<>();
-        for (final EntrySnapshot entry : entries)
+        for (final TableEntry entry : entries)
         {
             if (entry.kind() == EntryKind.BLOCKED && entry.action() == action && !entry.tombstoned())
             {
-                blockedInFile.put(entry.label(), entry.state());
+                blockedInFile.put(entry.label(), entry.blocked());
             }
         }
         final List<String> problems = new ArrayList<>();

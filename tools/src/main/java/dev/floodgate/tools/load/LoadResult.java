@@ -1,25 +1,27 @@
 package dev.floodgate.tools.load;
 
 import dev.floodgate.Action;
-import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.QuotaTable;
-import dev.floodgate.tools.table.EntrySnapshot;
-import dev.floodgate.tools.table.TableSnapshot;
+import dev.floodgate.reader.EntryState;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 
 import java.io.PrintWriter;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a load run of {@code demo} or {@code bench} leaves to check: the workers' reports, the table's entries
  * and degraded-check counters afterwards, and whether the run stayed inside one window.
  *
  * @param workers   the finished workers.
- * @param entries   the table's entries after the run.
+ * @param entries   the table's entries after the run, read with the read-only reader.
+ * @param states    each entry's bucket or window state, computed with the engine's arithmetic.
  * @param degraded  per action, the checks that ran degraded.
  * @param oneWindow false when a window-door run crossed a window boundary (its expectation is then wrong).
  */
-public record LoadResult(List<WorkerProcess> workers, List<EntrySnapshot> entries, long[] degraded,
-    boolean oneWindow)
+public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, Map<TableEntry, EntryState> states,
+    long[] degraded, boolean oneWindow)
 {
     /**
      * Runs the workers against the scratch table (see {@link LoadRun}) and reads the table afterwards.
@@ -45,14 +47,17 @@ public record LoadResult(List<WorkerProcess> workers, List<EntrySnapshot> entrie
                 return startEnd[0];
             }, out);
         final long[] degraded = new long[Action.values().length];
-        try (QuotaTable table = QuotaTable.open(scratch.file(), 1, 1, false, System.nanoTime()))
+        final Map<TableEntry, EntryState> states = new IdentityHashMap<>();
+        try (FloodgateReader reader = FloodgateReader.open(scratch.file()))
         {
-            final List<EntrySnapshot> entries = TableSnapshot.entries(table);
+            final List<TableEntry> entries = reader.entries();
             for (final Action each : Action.values())
             {
-                degraded[each.ordinal()] = table.header().counterVolatile(FileHeader.degradedOffset(each));
+                degraded[each.ordinal()] = reader.counters().degraded().get(each);
             }
-            return new LoadResult(workers, entries, degraded, alignment == null ||
+            final long now = System.nanoTime();
+            entries.forEach(entry -> states.put(entry, reader.state(entry, now)));
+            return new LoadResult(workers, entries, states, degraded, alignment == null ||
                 alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]));
         }
     }

@@ -1,7 +1,7 @@
 package dev.floodgate.tools.table;
 
 import dev.floodgate.store.FloodgateFileException;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.store.TableBusyException;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
@@ -10,12 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Opens an existing table for the CLI, turning every file problem into a one-line {@link CliException} with
- * exit code {@link ExitCode#FILE}.
- *
- * <p>{@link QuotaTable#open} creates a file that is absent, so the CLI checks existence first: a tool that is
- * asked to look at a table must never make one up (a typo in {@code --file} would otherwise leave a fresh,
- * empty table behind and report it as the truth).
+ * Opens an existing table for the CLI's readers, turning every file problem into a one-line
+ * {@link CliException} with exit code {@link ExitCode#FILE}. A tool that is asked to look at a table must
+ * never make one up (a typo in {@code --file} would otherwise leave a fresh, empty table behind).
  */
 public final class TableFiles
 {
@@ -24,24 +21,24 @@ public final class TableFiles
     }
 
     /**
+     * Maps an existing table read-only: needs only read permission, works on a read-only file system, and
+     * never creates, replaces, repairs or publishes anything.
+     *
      * @param file the table's path.
-     * @return the open table; close it.
-     * @throws CliException exit code 3 when the file is missing, not a regular file, unreadable or foreign.
+     * @return the reader; close it.
+     * @throws CliException exit code 3 when the file is missing, not a regular file, unreadable, foreign or
+     * damaged.
      */
-    public static QuotaTable openExisting(final Path file)
+    public static FloodgateReader openReader(final Path file)
     {
         requireExisting(file);
         try
         {
-            return QuotaTable.open(file, 1, 1, false, System.nanoTime());
+            return FloodgateReader.open(file);
         }
         catch (final FloodgateFileException ex)
         {
             throw fileProblem(ex);
-        }
-        catch (final IllegalStateException ex)
-        {
-            throw new CliException(ExitCode.FILE, file + ": cannot be opened: " + oneLine(ex.getMessage()));
         }
     }
 

@@ -1,0 +1,316 @@
+package dev.floodgate.reader;
+
+import dev.floodgate.Action;
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgatePolicy;
+import dev.floodgate.Stats;
+import dev.floodgate.door.EntryArithmetic;
+import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.store.KeyHasher;
+import dev.floodgate.store.PolicyRegion;
+import dev.floodgate.store.ProcessRegistry;
+import dev.floodgate.store.SlotLocks;
+import dev.floodgate.store.TableGuard;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A read-only view of a Floodgate table, after Aeron's {@code CountersReader}: it maps the file read-only
+ * (a channel opened for reading only; the pages are mapped without write permission) and reads it without
+ * Chronicle Map, without any lock and without the table guard. It never creates, replaces, repairs or
+ * publishes anything, so a user with only read permission can use it, on a read-only file system too, while
+ * any number of writers run.
+ *
+ * <p>Guarantees under concurrent writers: every word is read atomically; the file's identity is immutable;
+ * counters are each exact but not a snapshot together; the policy is a consistent copy of one generation; an
+ * entry is returned only when its hash slot and key read the same before and after its value was copied, so
+ * it is an entry that existed, though its state words may have moved on while they were read. Not
+ * guaranteed: a snapshot across entries (a walk races inserts, removals and Chronicle Map's backward-shift
+ * deletions, so an entry may be missed, or seen twice, in one walk); entries in tiers chained after the file
+ * was mapped ({@link #unreadableEntries} counts them). A damaged or foreign file is refused with a
+ * {@link FloodgateFileException} naming it; a damaged entry is skipped and counted.
+ *
+ * <p>Not thread-safe: one thread at a time, and not after {@link #close}.
+ */
+public final class FloodgateReader implements AutoCloseable
+{
+    private static final int ACTIONS = Action.values().length;
+
+    private final ReadOnlyMapping mapping;
+    private final ChronicleLayout layout;
+    private final FileHeader header;
+    private final UnsafeBuffer guard;
+    private final int shards;
+    private final PolicyRegion policyRegion;
+    private PolicyRegion.Block[] blocks = new PolicyRegion.Block[ACTIONS];
+    private long policyGeneration = -1;
+    private long unreadable;
+
+    private FloodgateReader(final ReadOnlyMapping mapping)
+    {
+        this.mapping = mapping;
+        this.layout = ChronicleLayout.read(mapping);
+        this.guard = mapping.view(layout.segmentHeadersOffset - TableGuard.LENGTH, TableGuard.LENGTH,
+            "the table guard");
+        this.header = new FileHeader(findHeader());
+        if (header.magic() != FileHeader.MAGIC)
+        {
+            throw damaged("bad magic number 0x" + Long.toHexString(header.magic()) + ": not a Floodgate table");
+        }
+        if (header.version() != FileHeader.FORMAT_VERSION)
+        {
+            throw damaged("format version " + header.version() + (header.version() > FileHeader.FORMAT_VERSION ?
+                " is newer than" : " is not") + " this reader's version " + FileHeader.FORMAT_VERSION);
+        }
+        this.shards = header.shards();
+        if (shards < 1 || shards > 4096 || header.capacity() < 1)
+        {
+            throw damaged("damaged header: shards " + shards + ", capacity " + header.capacity());
+        }
+        this.policyRegion = new PolicyRegion(header, ACTIONS);
+    }
+
+    /**
+     * Maps an existing table read-only. Never creates the file.
+     *
+     * @param file the table.
+     * @return the reader; close it to unmap.
+     * @throws FloodgateFileException naming the file when it is missing, unreadable, foreign or damaged.
+     */
+    public static FloodgateReader open(final Path file)
+    {
+        Objects.requireNonNull(file, "file");
+        final ReadOnlyMapping mapping = ReadOnlyMapping.open(file);
+        try
+        {
+            return new FloodgateReader(mapping);
+        }
+        catch (final RuntimeException | InternalError ex)
+        {
+            mapping.close();
+            if (ex instanceof FloodgateFileException known)
+            {
+                throw known;
+            }
+            // InternalError: a page fault past the file's end (truncated after it was mapped)
+            throw new FloodgateFileException(file, "damaged: " + ex.getMessage(), ex);
+        }
+    }
+
+    private UnsafeBuffer findHeader()
+    {
+        final UnsafeBuffer[] found = new UnsafeBuffer[1];
+        final TableScan scan = new TableScan(mapping, layout);
+        final TableScan.Decoder<UnsafeBuffer> decoder = (key, value) ->
+        {
+            for (final byte b : key)
+            {
+                if (b != 0)
+                {
+                    return null;
+                }
+            }
+            return value.capacity() >= FileHeader.LENGTH ? new UnsafeBuffer(value, 0, FileHeader.LENGTH) : null;
+        };
+        final TableScan.Sink<UnsafeBuffer> sink = buffer ->
+        {
+            found[0] = buffer;
+            return false;
+        };
+        // Chronicle Map puts a key in segment (xxHash64 r39 of its bytes) mod segments: look there first, and
+        // walk every segment only if the file disagrees.
+        final int home = layout.homeSegment(new byte[KeyHasher.KEY_LENGTH]);
+        if (home < 0 || scan.forEach(home, home + 1, decoder, sink))
+        {
+            scan.forEach(0, layout.segments, decoder, sink);
+        }
+        if (found[0] == null)
+        {
+            throw damaged("has no Floodgate header: a table of another format");
+        }
+        return found[0];
+    }
+
+    private FloodgateFileException damaged(final String what)
+    {
+        return new FloodgateFileException(mapping.file(), what, null);
+    }
+
+    /** @return the file. */
+    public Path file()
+    {
+        return mapping.file();
+    }
+
+    /** @return the file's identity. */
+    public FileIdentity identity()
+    {
+        return new FileIdentity(header.version(), shards, header.capacity(), header.createdWallMs(),
+            header.bootId().toString(), mapping.size());
+    }
+
+    /** @return the policy every writer enforces now: a consistent copy of one generation (0: none yet). */
+    public FloodgatePolicy policy()
+    {
+        final PolicyRegion.Block[] current = blocks();
+        final Map<Action, FloodgatePolicy.Rule> rules = new EnumMap<>(Action.class);
+        for (final Action action : Action.values())
+        {
+            final PolicyRegion.Block b = current[action.ordinal()];
+            rules.put(action, b == null ? new FloodgatePolicy.Rule(0, 0, FloodgatePolicy.Mode.ENFORCE) :
+                new FloodgatePolicy.Rule(b.limit(), b.windowMs(), b.shadow() ? FloodgatePolicy.Mode.SHADOW :
+                FloodgatePolicy.Mode.ENFORCE));
+        }
+        return new FloodgatePolicy(policyGeneration, rules);
+    }
+
+    private PolicyRegion.Block[] blocks()
+    {
+        if (policyRegion.generationAcquire() != policyGeneration)
+        {
+            final PolicyRegion.Block[] fresh = new PolicyRegion.Block[ACTIONS];
+            policyGeneration = policyRegion.read(fresh);
+            blocks = fresh;
+        }
+        return blocks;
+    }
+
+    /** @return per action, the check counters of every process that has had the file open. */
+    public Map<Action, Stats.Checks> checks()
+    {
+        return Floodgate.readChecks(header);
+    }
+
+    /** @return the table-wide counters and the table guard's record. */
+    public TableCounters counters()
+    {
+        final Map<Action, Long> tableFull = new EnumMap<>(Action.class);
+        final Map<Action, Long> degraded = new EnumMap<>(Action.class);
+        for (final Action action : Action.values())
+        {
+            tableFull.put(action, header.counterVolatile(FileHeader.tableFullOffset(action)));
+            degraded.put(action, header.counterVolatile(FileHeader.degradedOffset(action)));
+        }
+        return new TableCounters(header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET),
+            header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
+            header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
+            Collections.unmodifiableMap(tableFull), Collections.unmodifiableMap(degraded),
+            heldSegmentGuards(), guard.getLongVolatile(TableGuard.REPAIRS_OFFSET),
+            guard.getLongVolatile(TableGuard.TIMEOUTS_OFFSET), guard.getLongVolatile(TableGuard.LAST_DEAD_OFFSET));
+    }
+
+    /** @return segment guards held at this moment (by any process): a table operation in progress, or stopped. */
+    private int heldSegmentGuards()
+    {
+        int held = 0;
+        for (int segment = 0; segment < layout.segments; segment++)
+        {
+            final UnsafeBuffer header = mapping.view(layout.segmentHeadersOffset +
+                (long)segment * layout.segmentHeaderSize, TableGuard.SEGMENT_GUARD_OFFSET + 8, "a segment header");
+            held += header.getLongVolatile(TableGuard.SEGMENT_GUARD_OFFSET) != 0 ? 1 : 0;
+        }
+        return held;
+    }
+
+    /** @return processes that have the file open now. */
+    public int attachedProcesses()
+    {
+        // liveness is the kernel's word: a slot counts while its owner holds the slot's lock in the lock file
+        final SlotLocks locks = SlotLocks.acquireReadOnly(mapping.file());
+        try
+        {
+            return ProcessRegistry.attached(header, locks);
+        }
+        finally
+        {
+            if (locks != null)
+            {
+                locks.release();
+            }
+        }
+    }
+
+    /**
+     * Copies every quota entry, tombstoned ones included, walking the file once.
+     *
+     * @return the entries, in file order.
+     */
+    public List<TableEntry> entries()
+    {
+        final List<TableEntry> entries = new ArrayList<>();
+        final TableScan scan = new TableScan(mapping, layout);
+        try
+        {
+            scan.forEach((key, value) -> TableEntry.decode(key, value, shards), entries::add);
+        }
+        catch (final InternalError ex)
+        {
+            throw new FloodgateFileException(mapping.file(), "damaged: " + ex.getMessage(), ex);
+        }
+        unreadable = scan.skipped();
+        return Collections.unmodifiableList(entries);
+    }
+
+    /** @return entries (or chained tiers) the last {@link #entries} walk skipped: torn by a writer, or damaged. */
+    public long unreadableEntries()
+    {
+        return unreadable;
+    }
+
+    /**
+     * What an entry means at {@code nowNanos}, with the doors' own arithmetic under the file's current policy:
+     * a bucket as the next check would see it (converted to the policy's units when they are newer), a window
+     * in the window the policy's regimes number at that moment.
+     *
+     * @param entry    an entry of this file.
+     * @param nowNanos the monotonic time (the writers' clock: same host, same boot).
+     * @return its state.
+     */
+    public EntryState state(final TableEntry entry, final long nowNanos)
+    {
+        final long age = nowNanos - entry.createdNanos();
+        final long[] none = new long[0];
+        final PolicyRegion.Block block = blocks()[entry.action().ordinal()];
+        switch (entry.kind())
+        {
+            case BUCKET ->
+            {
+                final EntryArithmetic.Bucket bucket = EntryArithmetic.bucket(entry.limit(), entry.windowMs(),
+                    entry.unitsVersion(), entry.stateWord(), block, nowNanos);
+                return bucket == null ? new EntryState(-1, entry.limit(), -1, -1, -1, -1, none, none, -1, -1, age) :
+                    new EntryState(bucket.tokens(), bucket.capacity(), bucket.nanosToNextToken(), -1, -1, -1, none, none,
+                    -1, -1, age);
+            }
+            case WINDOW ->
+            {
+                if (block == null)
+                {
+                    return new EntryState(-1, -1, -1, 0, -1, 0, none, none, -1, -1, age);
+                }
+                final EntryArithmetic.Window window = EntryArithmetic.window(entry.shardWords(), block, shards,
+                    nowNanos);
+                return new EntryState(-1, -1, -1, window.limit(), window.windowMs(), window.used(), window.shardUsed(),
+                    window.shardCap(), window.nanosLeft(), -1, age);
+            }
+            default ->
+            {
+                return new EntryState(-1, -1, -1, -1, -1, -1, none, none, -1, entry.blocked(), age);
+            }
+        }
+    }
+
+    /** Unmaps the file. */
+    @Override
+    public void close()
+    {
+        mapping.close();
+    }
+}

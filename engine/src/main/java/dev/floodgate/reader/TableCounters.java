@@ -1,0 +1,47 @@
+package dev.floodgate.reader;
+
+import dev.floodgate.Action;
+
+import java.util.Map;
+
+/**
+ * The table-wide counters of a file's record, each read with a volatile load: each is exact, the set is not a
+ * snapshot.
+ *
+ * @param entryCount     entries the table counts (live and tombstoned).
+ * @param janitorRuns    janitor passes, by every process.
+ * @param reaped         entries the janitor removed.
+ * @param tombstoned     entries the janitor or a reset tombstoned, ever.
+ * @param revived        tombstoned entries brought back by a check.
+ * @param tableFull      per action, checks that found the table full.
+ * @param degraded       per action, checks that could not take the table guard in time.
+ * @param guardsHeld     segment guards held at this moment (a table operation in progress, or stopped).
+ * @param guardRepairs   dead guard owners taken over (locks reset online).
+ * @param guardTimeouts  guard acquisitions given up.
+ * @param lastDeadOwner  pid of the last dead owner taken over, 0 if none.
+ */
+public record TableCounters(
+    long entryCount,
+    long janitorRuns,
+    long reaped,
+    long tombstoned,
+    long revived,
+    Map<Action, Long> tableFull,
+    Map<Action, Long> degraded,
+    long guardsHeld,
+    long guardRepairs,
+    long guardTimeouts,
+    long lastDeadOwner)
+{
+    /** @return table-full events over every action. */
+    public long tableFullTotal()
+    {
+        return tableFull.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** @return degraded checks over every action. */
+    public long degradedTotal()
+    {
+        return degraded.values().stream().mapToLong(Long::longValue).sum();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.floodgate.reader;
+
+import dev.floodgate.Action;
+import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.KeyHasher;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A copy of one quota entry as a {@link FloodgateReader} read it. Each word was read atomically, but the
+ * words of one entry were read one after another while checks may have been writing them.
+ *
+ * @param kind             the entry's kind.
+ * @param action           the action.
+ * @param label            the identifier's first UTF-8 bytes as stored: attacker-chosen, escape before printing.
+ * @param identifierLength the identifier's length in chars; longer than the label when it was cut.
+ * @param generation       unique per insertion (and per bucket unit conversion); meaningless when tombstoned.
+ * @param tombstoned       true while the janitor ages the entry out (after a reset or idleness).
+ * @param limit            bucket: the limit of its TAT word's units; window: the limit it was created under.
+ * @param windowMs         likewise, the window.
+ * @param unitsVersion     the policy version a bucket's units belong to.
+ * @param createdNanos     creation, monotonic ns.
+ * @param touchedNanos     last refusal (or creation), monotonic ns.
+ * @param stateWord        a bucket's TAT word; 0 for other kinds.
+ * @param shardWords       a window's shard words, or a blocked counter's stripes; empty for buckets.
+ */
+public record TableEntry(
+    EntryKind kind,
+    Action action,
+    String label,
+    int identifierLength,
+    long generation,
+    boolean tombstoned,
+    long limit,
+    long windowMs,
+    long unitsVersion,
+    long createdNanos,
+    long touchedNanos,
+    long stateWord,
+    long[] shardWords)
+{
+    /** @return true when the stored label is a prefix of a longer identifier. */
+    public boolean labelCut()
+    {
+        return identifierLength > label.length();
+    }
+
+    /** @return a blocked counter's refusals (the sum of its stripes); 0 for other kinds. */
+    public long blocked()
+    {
+        if (kind != EntryKind.BLOCKED)
+        {
+            return 0;
+        }
+        long sum = 0;
+        for (final long stripe : shardWords)
+        {
+            sum += stripe;
+        }
+        return sum;
+    }
+
+    /**
+     * @param key    an entry's key.
+     * @param value  its value in the file.
+     * @param shards the file's shard count.
+     * @return the entry copied, or null for the file's own record and for a value torn or damaged (a kind,
+     * action or length no entry has).
+     */
+    static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards)
+    {
+        final byte code = key[KeyHasher.KIND_INDEX];
+        if (code < EntryLayout.KIND_BUCKET || code > EntryLayout.KIND_BLOCKED ||
+            value.capacity() != EntryLayout.valueLength(code, shards) || EntryLayout.kind(value) != code)
+        {
+            return null;
+        }
+        final int ordinal = value.getByte(EntryLayout.ACTION_OFFSET);
+        if (ordinal < 0 || ordinal >= Action.values().length)
+        {
+            return null;
+        }
+        final long generation = value.getLongVolatile(EntryLayout.GENERATION_OFFSET);
+        final long[] words = new long[code == EntryLayout.KIND_BUCKET ? 0 : shards];
+        for (int shard = 0; shard < words.length; shard++)
+        {
+            words[shard] = value.getLongVolatile(EntryLayout.shardOffset(shard));
+        }
+        return new TableEntry(EntryKind.values()[code - EntryLayout.KIND_BUCKET], Action.fromOrdinal(ordinal),
+            EntryLayout.readLabel(value), value.getInt(EntryLayout.IDENTIFIER_LENGTH_OFFSET), generation,
+            generation == EntryLayout.TOMBSTONE, value.getLongVolatile(EntryLayout.LIMIT_OFFSET),
+            value.getLongVolatile(EntryLayout.WINDOW_MS_OFFSET),
+            value.getIntVolatile(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL,
+            value.getLong(EntryLayout.CREATED_OFFSET), value.getLongVolatile(EntryLayout.TOUCHED_OFFSET),
+            code == EntryLayout.KIND_BUCKET ? value.getLongVolatile(EntryLayout.STATE_OFFSET) : 0, words);
+    }
+}

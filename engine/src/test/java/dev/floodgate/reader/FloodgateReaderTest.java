@@ -1,0 +1,255 @@
+package dev.floodgate.reader;
+
+import dev.floodgate.Action;
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
+import dev.floodgate.ManualTicker;
+import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.store.KeyHasher;
+import dev.floodgate.store.QuotaTable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What the read-only reader reads back equals what the writer sees, before and after a policy change. */
+class FloodgateReaderTest
+{
+    private static final long MS = 1_000_000L;
+
+    @TempDir
+    Path dir;
+
+    private final ManualTicker ticker = new ManualTicker(3_600_000 * MS);
+
+    private FloodgateConfig config(final Path file)
+    {
+        return FloodgateConfig.builder().file(file).capacity(10_000).ticker(ticker).cleanupIntervalMs(3_600_000)
+            .limit(Action.AUTH, 5, 60_000).limit(Action.PUBLISH, 10, 1_000).build();
+    }
+
+    @Test
+    void readsBackWhatTheWriterWroteAndComputesStateAsTheDoorsDo() throws Exception
+    {
+        final Path file = dir.resolve("t.map");
+        final FloodgateConfig config = config(file);
+        try (Floodgate gate = Floodgate.open(config))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                gate.checkLimit("10.0.0.1", Action.AUTH);
+            }
+            for (int i = 0; i < 7; i++)
+            {
+                gate.checkLimit("10.0.0.2", Action.AUTH); // 5 admitted, 2 refused
+            }
+            gate.checkLimit("10.0.0.3", Action.AUTH);
+            gate.reset("10.0.0.3", Action.AUTH); // tombstoned
+            for (int i = 0; i < 12; i++)
+            {
+                gate.checkLimitInCaller("alice", Action.PUBLISH); // 10 admitted, 2 refused
+            }
+            // Policy change: the bucket's units convert at the next check, the window's regime at a boundary.
+            gate.reconfigure(config.toBuilder().limit(Action.AUTH, 10, 60_000).limit(Action.PUBLISH, 4, 1_000)
+                .build());
+            ticker.advanceMs(1_200);
+            for (int i = 0; i < 3; i++)
+            {
+                assertEquals(Floodgate.ADMITTED, gate.checkLimitInCaller("alice", Action.PUBLISH));
+            }
+
+            try (FloodgateReader reader = FloodgateReader.open(file))
+            {
+                assertEquals(gate.policy(), reader.policy());
+                assertEquals(gate.checks(), reader.checks()); // gate.checks() flushes this process's counts first
+                assertEquals(1, reader.attachedProcesses());
+                assertEquals(gate.shards(), reader.identity().shards());
+                assertEquals(10_000, reader.identity().capacity());
+                final List<TableEntry> entries = reader.entries();
+                assertEquals(0, reader.unreadableEntries());
+                assertEquals(reader.counters().entryCount(), entries.size());
+                assertEquals(1, entries.stream().filter(TableEntry::tombstoned).count());
+                for (final TableEntry entry : entries)
+                {
+                    if (entry.kind() == EntryKind.BLOCKED)
+                    {
+                        assertEquals(gate.blockedCount(entry.label(), entry.action()), entry.blocked(), entry.label());
+                    }
+                }
+                assertEquals(gate.stats().blockedEntries(), entries.stream()
+                    .filter(e -> e.kind() == EntryKind.BLOCKED && !e.tombstoned()).count());
+                final long now = ticker.nanos();
+                final TableEntry ip1 = find(entries, EntryKind.BUCKET, "10.0.0.1");
+                final EntryState bucket = reader.state(ip1, now);
+                assertEquals(10, bucket.capacity(), "in the new policy's units, as the next check converts");
+                assertEquals(bucket.tokens(), admittedUntilRefused(() -> gate.checkLimit("10.0.0.1", Action.AUTH)));
+                final TableEntry alice = find(entries, EntryKind.WINDOW, "alice");
+                final EntryState window = reader.state(alice, now);
+                assertEquals(4, window.windowLimit());
+                assertEquals(3, window.windowUsed());
+                assertEquals(4, java.util.Arrays.stream(window.shardCap()).sum());
+                assertEquals(1, admittedUntilRefused(() -> gate.checkLimitInCaller("alice", Action.PUBLISH)));
+            }
+        }
+        // Entry for entry, word for word, what Chronicle Map itself iterates under its locks.
+        final Set<String> viaChronicle = new TreeSet<>();
+        try (QuotaTable table = QuotaTable.open(file, 1, 1, false, ticker.nanos()))
+        {
+            table.forEachEntry((key, value) ->
+            {
+                final StringBuilder words = new StringBuilder();
+                for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
+                {
+                    words.append(value.getLong(EntryLayout.shardOffset(shard))).append(',');
+                }
+                viaChronicle.add(key[KeyHasher.KIND_INDEX] + " " + EntryLayout.action(value) + " " +
+                    EntryLayout.readLabel(value) + " " + value.getLong(EntryLayout.GENERATION_OFFSET) + " " +
+                    value.getLong(EntryLayout.STATE_OFFSET) + " " + words);
+            });
+        }
+        final Set<String> viaReader = new TreeSet<>();
+        try (FloodgateReader reader = FloodgateReader.open(file))
+        {
+            for (final TableEntry e : reader.entries())
+            {
+                final StringBuilder words = new StringBuilder();
+                for (final long word : e.shardWords())
+                {
+                    words.append(word).append(',');
+                }
+                viaReader.add((e.kind().ordinal() + 1) + " " + e.action() + " " + e.label() + " " + e.generation() +
+                    " " + (e.kind() == EntryKind.BUCKET ? e.stateWord() : 0) + " " + words);
+            }
+            assertEquals(0, reader.attachedProcesses(), "the writer has closed; the reader never registered");
+        }
+        assertEquals(viaChronicle, viaReader);
+    }
+
+    @Test
+    void walksWhileAWriterInsertsAndTheJanitorRemovesWithoutThrowingOrInventingEntries() throws Exception
+    {
+        final Path file = dir.resolve("busy.map");
+        final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(10_000).ticker(ticker)
+            .cleanupIntervalMs(3_600_000).reclaimGraceMs(100).limit(Action.AUTH, 5, 60_000).build();
+        try (Floodgate gate = Floodgate.open(config); FloodgateReader reader = FloodgateReader.open(file))
+        {
+            final CompletableFuture<Void> writer = CompletableFuture.runAsync(() ->
+            {
+                for (int round = 0; round < 4; round++)
+                {
+                    for (int i = 0; i < 1_500; i++)
+                    {
+                        gate.checkLimit("id-" + round + "-" + i, Action.AUTH);
+                    }
+                    ticker.advanceMs(120_000); // every bucket full again: the janitor tombstones, then reaps
+                    gate.cleanup();
+                    ticker.advanceMs(200); // past the reclamation grace period
+                    gate.cleanup();
+                }
+            });
+            int walks = 0;
+            while (!writer.isDone() || walks == 0)
+            {
+                for (final TableEntry entry : reader.entries())
+                {
+                    assertEquals(EntryKind.BUCKET, entry.kind(), entry::toString);
+                    assertEquals(Action.AUTH, entry.action());
+                    assertTrue(entry.label().matches("id-[0-3]-[0-9]{1,4}"), entry.label());
+                }
+                walks++;
+            }
+            writer.get(60, TimeUnit.SECONDS);
+            assertTrue(walks > 0);
+            assertTrue(gate.stats().reaped() > 0, "the janitor removed entries during the walks");
+        }
+    }
+
+    @Test
+    void refusesAFileThatIsNotATableWithItsName() throws Exception
+    {
+        final Path file = Files.write(dir.resolve("text.map"), "not a table at all\n".repeat(100).getBytes());
+        final FloodgateFileException ex = assertThrows(FloodgateFileException.class, () -> FloodgateReader.open(file));
+        assertTrue(ex.getMessage().contains(file.toString()) && ex.getMessage().contains("not a Floodgate table"),
+            ex.getMessage());
+        assertThrows(FloodgateFileException.class, () -> FloodgateReader.open(dir.resolve("missing.map")));
+        assertTrue(Files.notExists(dir.resolve("missing.map")), "a reader never creates the file");
+    }
+
+    @Test
+    void skipsAndCountsEntriesOfADamagedTierWithoutThrowing() throws Exception
+    {
+        final Path file = dir.resolve("damaged.map");
+        try (Floodgate gate = Floodgate.open(config(file)))
+        {
+            for (int i = 0; i < 2_000; i++)
+            {
+                gate.checkLimit("id-" + i, Action.AUTH);
+            }
+        }
+        final long firstTier;
+        final int tierSize;
+        final int expected;
+        try (ReadOnlyMapping mapping = ReadOnlyMapping.open(file); FloodgateReader reader = FloodgateReader.open(file))
+        {
+            final ChronicleLayout layout = ChronicleLayout.read(mapping);
+            final int home = layout.homeSegment(new byte[KeyHasher.KEY_LENGTH]);
+            firstTier = layout.firstTier(home == 0 ? 1 : 0); // a segment without the file's record
+            tierSize = layout.tierSize;
+            expected = reader.entries().size();
+            assertEquals(2_000, expected);
+        }
+        final byte[] noise = new byte[tierSize];
+        new java.util.Random(11).nextBytes(noise);
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+            java.nio.file.StandardOpenOption.WRITE))
+        {
+            channel.write(java.nio.ByteBuffer.wrap(noise), firstTier);
+        }
+        try (FloodgateReader reader = FloodgateReader.open(file))
+        {
+            final List<TableEntry> entries = reader.entries();
+            assertTrue(entries.size() < expected, "the damaged tier's entries are gone: " + entries.size());
+            assertTrue(reader.unreadableEntries() > 0, "and counted");
+            for (final TableEntry entry : entries)
+            {
+                assertTrue(entry.label().matches("id-[0-9]{1,4}"), entry::toString);
+            }
+        }
+    }
+
+    private static TableEntry find(final List<TableEntry> entries, final EntryKind kind, final String label)
+    {
+        final List<TableEntry> found = new ArrayList<>();
+        for (final TableEntry entry : entries)
+        {
+            if (entry.kind() == kind && entry.label().equals(label) && !entry.tombstoned())
+            {
+                found.add(entry);
+            }
+        }
+        assertEquals(1, found.size(), kind + " " + label + " in " + entries);
+        return found.get(0);
+    }
+
+    private static long admittedUntilRefused(final java.util.function.LongSupplier check)
+    {
+        long admitted = 0;
+        while (check.getAsLong() == Floodgate.ADMITTED)
+        {
+            assertTrue(++admitted <= 100, "never refused");
+        }
+        return admitted;
+    }
+}
