@@ -63,6 +63,12 @@ class FloodgateTest
 
     private int admitted(final Door door, final String identifier, final Action action, final int attempts)
     {
+        return admitted(gate, door, identifier, action, attempts);
+    }
+
+    private static int admitted(final Floodgate gate, final Door door, final String identifier, final Action action,
+        final int attempts)
+    {
         int admitted = 0;
         for (int i = 0; i < attempts; i++)
         {
@@ -306,15 +312,21 @@ class FloodgateTest
     @Test
     void shouldReplaceAFileWrittenUnderAPreviousBoot() throws Exception
     {
-        admitted(Door.BUCKET, "10.0.0.6", Action.AUTH, 10);
-        gate.close();
-        try (dev.floodgate.store.QuotaTable table = dev.floodgate.store.QuotaTable.open(dir.resolve("quota.map"),
-            10_000, 2, false, 0))
+        // its own file, written without a Floodgate: a closed Floodgate keeps its mapping (and Chronicle's handle
+        // on the path) until it is unreachable, and no JVM outlives a boot, so no real opener meets its own
+        final java.nio.file.Path file = dir.resolve("old-boot.map");
+        try (dev.floodgate.store.QuotaTable table = dev.floodgate.store.QuotaTable.open(file, 10_000, 2, false, 0))
         {
             table.header().buffer().putLong(dev.floodgate.store.FileHeader.BOOT_ID_OFFSET, 12345L);
+            table.header().addCounter(dev.floodgate.store.FileHeader.REAPED_OFFSET, 7); // state to lose
         }
-        gate = Floodgate.open(config().build());
-        assertEquals(10, admitted(Door.BUCKET, "10.0.0.6", Action.AUTH, 10), "a fresh table");
+        final Object staleInode = java.nio.file.Files.getAttribute(file, "unix:ino");
+        try (Floodgate fresh = Floodgate.open(config().file(file).build()))
+        {
+            assertEquals(0, fresh.stats().reaped(), "a fresh table");
+            assertEquals(10, admitted(fresh, Door.BUCKET, "10.0.0.6", Action.AUTH, 10));
+        }
+        assertTrue(!staleInode.equals(java.nio.file.Files.getAttribute(file, "unix:ino")), "the file was replaced");
     }
 
     @ParameterizedTest

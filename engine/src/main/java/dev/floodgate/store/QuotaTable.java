@@ -83,11 +83,11 @@ public final class QuotaTable implements AutoCloseable
         final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
     {
         Objects.requireNonNull(file, "file");
-        final Path dir = file.toAbsolutePath().getParent();
-        if (!Files.exists(file) && !Files.isDirectory(dir))
+        if (!Files.exists(file))
         {
-            TableCreator.create(file, capacity, shards, groupReadable, nowNanos); // makes the directory too
+            TableCreator.create(file, capacity, shards, groupReadable, nowNanos);
         }
+        FileCheck.check(file, true); // before the lock file is made beside it: a bad path gets no litter
         final SlotLocks locks = SlotLocks.acquire(file, groupReadable);
         final long owner;
         try
@@ -136,7 +136,7 @@ public final class QuotaTable implements AutoCloseable
             System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0} was written under boot {1}, " +
                 "this is boot {2}: its monotonic times mean nothing now, so it is replaced by an empty table", file,
                 old, current);
-            TableCreator.replaceStale(file, inode, capacity, shards, groupReadable, nowNanos);
+            TableCreator.replaceStale(file, inode, capacity, shards, groupReadable, nowNanos, locks);
         }
     }
 

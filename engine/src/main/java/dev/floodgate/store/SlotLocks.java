@@ -37,6 +37,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *   0      slot 0's owner word (64)     byte 0 is also slot 0's lock byte
  *   8      slot 1's owner word (64)     byte 1 is slot 1's lock byte
  *   ...    {@link FileHeader#MAX_PROCESSES} words
+ *   1000   the replace lock's byte (a table from a previous boot is replaced under it)
  *   1023   last byte, written once to give the file its length
  * </pre>
  *
@@ -53,6 +54,7 @@ public final class SlotLocks
 
     private static final Map<Path, SlotLocks> OPEN = new HashMap<>(); // guarded by OPEN
     private static final int LENGTH = 1024;
+    private static final long REPLACE_BYTE = 1000;
     private static final long TOKEN_MASK = (1L << 56) - 1;
 
     private final Path path;
@@ -289,6 +291,30 @@ public final class SlotLocks
     {
         final int slot = slotOf(owner);
         return slot >= 0 && tokenVolatile(slot) == owner && isHeld(slot);
+    }
+
+    /**
+     * Runs {@code action} holding the lock file's replace lock (byte {@link #REPLACE_BYTE}), exclusive among
+     * every process and thread: replacing a table file from a previous boot must happen once. Not the table's
+     * own lock: Chronicle Map holds a shared lock on the table for as long as it is mapped.
+     *
+     * @param action what to do under the lock.
+     * @throws IOException from the action or the lock.
+     */
+    public synchronized void underReplaceLock(final IoAction action) throws IOException
+    {
+        try (FileLock ignored = channel.lock(REPLACE_BYTE, 1, false))
+        {
+            action.run();
+        }
+    }
+
+    /** An action that may throw {@link IOException}. */
+    @FunctionalInterface
+    public interface IoAction
+    {
+        /** @throws IOException as it may. */
+        void run() throws IOException;
     }
 
     /**

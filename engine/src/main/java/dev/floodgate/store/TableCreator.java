@@ -5,13 +5,10 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 
@@ -132,12 +129,12 @@ final class TableCreator
         final long capacity,
         final int shards,
         final boolean groupReadable,
-        final long nowNanos)
+        final long nowNanos,
+        final SlotLocks locks)
     {
         try
         {
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-                FileLock ignored = channel.lock())
+            locks.underReplaceLock(() ->
             {
                 // Under the lock, the path must still name the inode we found stale: otherwise another process
                 // replaced it meanwhile, and its fresh table is the one to use.
@@ -151,7 +148,7 @@ final class TableCreator
                     PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
                 build(fresh, capacity, shards, nowNanos);
                 Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            }
+            });
         }
         catch (final IOException ex)
         {

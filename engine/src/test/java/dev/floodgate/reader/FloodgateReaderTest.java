@@ -142,7 +142,7 @@ class FloodgateReaderTest
     {
         final Path file = dir.resolve("busy.map");
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(10_000).ticker(ticker)
-            .cleanupIntervalMs(3_600_000).reclaimGraceMs(100).limit(Action.AUTH, 5, 60_000).build();
+            .cleanupIntervalMs(3_600_000).reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).limit(Action.AUTH, 5, 60_000).build();
         try (Floodgate gate = Floodgate.open(config); FloodgateReader reader = FloodgateReader.open(file))
         {
             final CompletableFuture<Void> writer = CompletableFuture.runAsync(() ->
@@ -155,7 +155,7 @@ class FloodgateReaderTest
                     }
                     ticker.advanceMs(120_000); // every bucket full again: the janitor tombstones, then reaps
                     gate.cleanup();
-                    ticker.advanceMs(200); // past the reclamation grace period
+                    ticker.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS + 100); // past the reclamation grace period
                     gate.cleanup();
                 }
             });

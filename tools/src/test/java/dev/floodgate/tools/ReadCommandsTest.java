@@ -119,7 +119,8 @@ class ReadCommandsTest
         assertTrue(text.out().contains("format       version " + dev.floodgate.store.FileHeader.FORMAT_VERSION), text.out());
         assertTrue(text.out().contains("occupancy    0.70% (7 of 1,000 entries"), text.out());
         assertTrue(text.out().contains("processes    0 attached"), text.out());
-        assertTrue(text.out().contains("guard        free, 0 repairs"), text.out());
+        assertTrue(text.out().contains("guards       0 segment guards held now, 0 dead holders taken over"),
+            text.out());
         final JsonNode stats = JSON.readTree(Cli.run("stats", "--file", table, "--json").out());
         assertEquals(dev.floodgate.store.FileHeader.FORMAT_VERSION, stats.get("formatVersion").asInt());
         assertEquals(21, stats.get("actions").get("auth").get("admitted").asLong(), "the writer's checks, counted");
@@ -135,7 +136,7 @@ class ReadCommandsTest
         assertEquals(0, stats.get("tableFullEvents").asLong());
         assertEquals(0, stats.get("degradedChecks").asLong());
         assertEquals(0, stats.get("actions").get("auth").get("degraded").asLong());
-        assertEquals(0, stats.get("guard").get("owner").asLong(), "nobody holds the guard at rest");
+        assertEquals(0, stats.get("guard").get("segmentsHeld").asLong(), "nobody holds a guard at rest");
         assertTrue(stats.get("guard").has("repairs") && stats.get("guard").has("timeouts"));
         assertTrue(stats.get("shards").asInt() >= 1);
         assertTrue(stats.get("bootId").asText().matches("[0-9a-f-]{36}"));

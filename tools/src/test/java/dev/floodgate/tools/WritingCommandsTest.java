@@ -67,13 +67,23 @@ class WritingCommandsTest
     @Test
     void verboseShowsTheEngineLogs() throws Exception
     {
-        // the policy view opens the table as a broker with the CLI's defaults, which differ from the file's
-        final Cli.Result quiet = CliProcess.run(dir, Map.of(), "policy", "--file", table);
-        assertEquals(0, quiet.code(), quiet::toString);
-        assertEquals("", quiet.err());
-        final Cli.Result verbose = CliProcess.run(dir, Map.of(), "policy", "--verbose", "--file", table);
-        assertEquals(0, verbose.code(), verbose::toString);
-        assertTrue(verbose.err().contains("adopting the file's policy"), verbose::toString);
+        // a table from a previous boot is replaced by the first writer to open it, which the engine logs
+        try (dev.floodgate.store.QuotaTable old = dev.floodgate.store.QuotaTable.open(java.nio.file.Path.of(table),
+            1_000, 2, false, System.nanoTime()))
+        {
+            old.header().buffer().putLong(dev.floodgate.store.FileHeader.BOOT_ID_OFFSET, 12345L);
+        }
+        final Cli.Result quiet = CliProcess.run(dir, Map.of(), "reset", "alice", "publish", "--file", table);
+        assertEquals(3, quiet.code(), quiet::toString); // the fresh table has no policy: reset publishes none
+        assertEquals(1, quiet.err().strip().lines().count(), "the error alone: " + quiet.err());
+        try (dev.floodgate.store.QuotaTable old = dev.floodgate.store.QuotaTable.open(java.nio.file.Path.of(table),
+            1_000, 2, false, System.nanoTime()))
+        {
+            old.header().buffer().putLong(dev.floodgate.store.FileHeader.BOOT_ID_OFFSET, 12345L);
+        }
+        final Cli.Result verbose = CliProcess.run(dir, Map.of(), "reset", "--verbose", "alice", "publish", "--file",
+            table);
+        assertTrue(verbose.err().contains("was written under boot"), verbose::toString);
     }
 
     @Test
