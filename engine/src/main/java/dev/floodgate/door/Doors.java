@@ -24,17 +24,25 @@ import java.util.List;
  *
  * <p><b>Bucket units across a policy change.</b> A bucket's TAT word is in units of its limit and window. The
  * entry records which (limit, window, version); the first check that finds the entry's version older than
- * its policy's converts the word under the segment's update lock: it publishes a new entry generation
- * (release), then swaps the word by compare-and-set for one holding the same debt in tokens in the new units
- * (rounded up, and never equal to the old word), then records the new units. A check in any process, on
- * either policy, reads the TAT word and then the generation before its compare-and-set
- * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, dev.floodgate.Ticker, long, int, long)}): if it read
- * the converted word it sees the new generation and resolves again; if it read the old word its
- * compare-and-set either lands first (and its token is converted with the debt) or fails. So no check applies
- * one policy's units to the other's word, and the tokens already spent carry over: nothing is over-admitted.
+ * its policy's converts the word under the segment's update lock ({@link BucketConversion}): a new entry
+ * generation first, then the word frozen with a side record, the new units, the converted word (never equal
+ * to the old one), the version; a process killed at any step leaves a state the next locker finishes or undoes.
+ * A check in any process, on either policy, reads the TAT word and then the generation before its
+ * compare-and-set
+ * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, dev.floodgate.Ticker, long, int, long)}):
+ * if it read the frozen or converted word it sees the new generation and resolves again; if it read the old
+ * word its compare-and-set either lands first (and its token is converted with the debt) or fails. So no
+ * check applies one policy's units to the other's word, and the tokens already spent carry over.
  *
  * <p><b>Windows across a policy change.</b> See {@link PolicyPlanner}: the regime switches at a window
- * boundary and caps follow the claimed window's number.
+ * boundary, regimes number their windows apart, and caps follow the claimed window's number. A window claim
+ * is validated against the policy generation after it lands and given back when the policy changed
+ * ({@link WindowClaim}), so what a check admits never depends on how stale its snapshot was.
+ *
+ * <p><b>Entry memory.</b> Every write a check makes to an entry (bucket and window compare-and-sets,
+ * give-backs, the blocked count and its touch time) loads its word, then the entry's generation (acquire),
+ * then compares-and-sets; a mismatch sends the check back to the table. A check resumed after its entry was
+ * tombstoned, reaped and the memory reused writes nothing.
  *
  * <p>Thread-safe: any number of threads in any number of processes may check at once.
  */
@@ -614,33 +622,7 @@ public final class Doors
     private void upgrade(final org.agrona.concurrent.UnsafeBuffer value, final FileHeader header,
         final ActionRule rule)
     {
-        final long entryVersion = value.getInt(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL;
-        if (entryVersion >= rule.version)
-        {
-            return;
-        }
-        final long oldLimit = value.getLong(EntryLayout.LIMIT_OFFSET);
-        final long oldWindowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
-        if (oldLimit != rule.limit || oldWindowMs != rule.windowMs)
-        {
-            final TokenBucket from = new TokenBucket(oldLimit, oldWindowMs);
-            // first the generation: any check that reads the converted word sees it and resolves again
-            value.putLongRelease(EntryLayout.GENERATION_OFFSET, header.nextGeneration());
-            final long now = ticker.nanos();
-            while (true)
-            {
-                final long tat = value.getLongVolatile(EntryLayout.STATE_OFFSET);
-                long next = from.convert(tat, now, rule.bucket);
-                next = next == tat ? next + 1 : next; // one unit more debt, so an old-units CAS cannot succeed
-                if (value.compareAndSetLong(EntryLayout.STATE_OFFSET, tat, next))
-                {
-                    break;
-                }
-            }
-            value.putLong(EntryLayout.LIMIT_OFFSET, rule.limit);
-            value.putLong(EntryLayout.WINDOW_MS_OFFSET, rule.windowMs);
-        }
-        value.putIntRelease(EntryLayout.UNITS_VERSION_OFFSET, (int)rule.version);
+        BucketConversion.run(value, header::nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,
+            ticker.nanos(), BucketConversion.STEPS);
     }
-
 }
