@@ -5,8 +5,8 @@ import org.agrona.concurrent.AtomicBuffer;
 /**
  * The per-CPU-sharded fixed window of {@code checkLimitInCaller}.
  *
- * <p>Windows are aligned intervals of {@code windowMs} of the monotonic clock, numbered
- * {@code floor(nowMs / windowMs)}. The quota is split over the file's S shards, caps summing to exactly
+ * <p>Windows are aligned intervals of {@code windowMs} of the monotonic clock, numbered by the policy's
+ * regimes ({@link WindowRegime}; the instance methods here number {@code floor(nowMs / windowMs)}). The quota is split over the file's S shards, caps summing to exactly
  * {@code limit} with the remainder on the low shards (so a limit below S uses only its first {@code limit}
  * shards). Each shard is one word on a cache line of its own:
  *
@@ -24,7 +24,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * window, so each window's count is exact: a limit of n admits at most n per window, whatever the number
  * of threads and processes. A caller whose shard is exhausted sweeps the others before refusing. Window
  * numbers are compared by their 40-bit difference, which stays unambiguous for 2<sup>39</sup> windows.
- * Immutable and thread-safe.
+ * Every write loads its word, then the entry's generation, then compares-and-sets, so nothing is written on
+ * memory the entry no longer owns. Immutable and thread-safe.
  */
 public final class ShardedWindow
 {
