@@ -76,6 +76,54 @@ class PolicyRaceTest
         assertEquals(2, admitted, "the new regime's first window holds exactly its limit");
     }
 
+    /**
+     * A stale check whose clock reads past the pending epoch claims in the pending regime's numbering, which a
+     * second publish then replaced: the window number it leaves in a shard word belongs to no regime of the
+     * new policy. It gives its claim back, but the word's count of the window still in force is gone. A check
+     * that read its clock before that window ended and claims after must not take that dead number for a
+     * newer window of the regime in force (where it would find a fresh count): it is refused, as the window
+     * in force is spent.
+     */
+    @Test
+    void shouldNotCountALateCheckInAWindowNumberNoRegimeOwns() throws Exception
+    {
+        gate = Floodgate.open(policy("dead.map", 10, 1_000));
+        time.set((START_MS + 900) * MS);
+        gate.reconfigure(policy("dead.map", 10, 500)); // pending from START + 1000
+        int admitted = 0;
+        for (int i = 0; i < 20; i++)
+        {
+            admitted += gate.checkLimitInCaller("u", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
+        }
+        assertEquals(10, admitted, "the window in force is spent");
+        final java.util.concurrent.CountDownLatch staleDone = new java.util.concurrent.CountDownLatch(1);
+        final long[] late = {-1};
+        final Thread lateCheck = new Thread(() -> late[0] = gate.checkLimitInCaller("u", Action.PUBLISH));
+        ticker.onNextRead(() ->
+        {
+            time.set((START_MS + 950) * MS);
+            gate.reconfigure(policy("dead.map", 2, 1_000)); // replaces the pending regime
+            time.set((START_MS + 1_010) * MS);
+            ticker.onNextRead(lateCheck, () ->
+            {
+                try
+                {
+                    staleDone.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                return (START_MS + 990) * MS; // read before the stale check's, landing after it
+            });
+            lateCheck.start(); // takes the new policy, then waits inside its clock read
+        });
+        assertEquals(Floodgate.NEVER, gate.checkLimitInCaller("u", Action.PUBLISH, 5), "5 under the new limit of 2");
+        staleDone.countDown();
+        lateCheck.join(10_000);
+        assertTrue(late[0] > 0 && late[0] != Floodgate.NEVER, "refused in the spent window, was " + late[0]);
+    }
+
     static LongStream seeds()
     {
         final Long extra = Long.getLong("floodgate.model.seed");

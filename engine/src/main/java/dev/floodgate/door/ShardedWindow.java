@@ -155,6 +155,12 @@ public final class ShardedWindow
      * compare-and-set for longer than the janitor's grace, and whose expected word then matches the reused
      * memory bit for bit. The bucket has the same window.)
      *
+     * <p>A word holding a newer number that no regime of the caller's policy owns (past the previous regime's
+     * last window, below the current base) was left by a check on an older policy whose regime a publish
+     * replaced; it moved the word off the window in force and lost that window's count. A caller still in the
+     * previous regime's last window (its clock read before that check's) is refused on this shard rather
+     * than counted there: it under-admits until the window ends, never over-admits.
+     *
      * @param buffer       the entry's value.
      * @param offset       the shard word's offset.
      * @param want         tokens wanted, at least 1.
@@ -189,6 +195,13 @@ public final class ShardedWindow
         {
             number = windowNumber - age;
             used = used(word);
+            if (age < 0 && number < current.base() && number > previous.number(current.epochMs() - 1))
+            {
+                // A number between the previous regime's last window and the current base belongs to no regime
+                // of this policy: a check on an older snapshot (it gives its claim back) moved the word there
+                // from the window in force, whose count is lost. Refuse rather than count in it.
+                return EXHAUSTED;
+            }
         }
         final long cap = (number >= current.base() ? current : previous).cap(shard);
         final long take = Math.min(want, cap - used);
