@@ -183,9 +183,7 @@ public final class Doors
      */
     public long checkWindow(final CharSequence identifier, final Action action, final long cost)
     {
-        final int hash = QuotaCache.hash(identifier);
         final int kindAction = WINDOW | action.ordinal();
-        final int index = cache.index(hash, kindAction);
         ActionRule rule = null;
         for (int attempt = 0; attempt < ATTEMPTS; attempt++)
         {
@@ -195,15 +193,20 @@ public final class Doors
             final long nowMs = Math.floorDiv(nowNanos, 1_000_000L);
             final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
             final long limit = cursor.regime().limit();
+            if (limit == 0 && policyRegion.generationAcquire() == policy.generation())
+            {
+                return Floodgate.ADMITTED; // switched off: not counted, not even hashed; it must cost next to nothing
+            }
+            final int hash = QuotaCache.hash(identifier);
             if (limit == 0 || cost > limit)
             {
                 if (policyRegion.generationAcquire() != policy.generation())
                 {
                     continue; // the regime read may not be the one in force any more
                 }
-                // an action switched off is not counted: it must cost next to nothing
-                return limit == 0 ? Floodgate.ADMITTED : never(identifier, hash, action, rule);
+                return never(identifier, hash, action, rule);
             }
+            final int index = cache.index(hash, kindAction);
             final QuotaSlot slot = windowSlot(identifier, hash, kindAction, action, rule, index);
             if (slot == null)
             {

@@ -64,7 +64,9 @@ public final class PolicyPlanner
             return new PolicyRegion.Block(limit, windowMs, shadow, old.version(), old.epochMs(), old.base(),
                 old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
         }
-        if (nowMs < old.epochMs())
+        // the first block's two regimes are one, numbered from 0 for all time (monotonic ms may be negative)
+        final boolean first = old.base() == old.prevBase() && old.epochMs() == old.prevEpochMs();
+        if (nowMs < old.epochMs() && !first)
         {
             // the pending regime never came into force: replace it, numbered past anything it could have used
             return new PolicyRegion.Block(limit, windowMs, shadow, generation, old.epochMs(),

@@ -195,7 +195,7 @@ public final class ShardedWindow
         {
             number = windowNumber - age;
             used = used(word);
-            if (age < 0 && number < current.base() && number > previous.number(current.epochMs() - 1))
+            if (age < 0 && !owned(number, previous, current))
             {
                 // A number between the previous regime's last window and the current base belongs to no regime
                 // of this policy: a check on an older snapshot (it gives its claim back) moved the word there
@@ -214,6 +214,18 @@ public final class ShardedWindow
             return RACE;
         }
         return word(number, take);
+    }
+
+    /**
+     * @param number   a window number.
+     * @param previous the regime before the current one.
+     * @param current  the current regime.
+     * @return false for a number past the previous regime's last window and below the current base: no
+     * regime of this policy claims in it.
+     */
+    public static boolean owned(final long number, final WindowRegime previous, final WindowRegime current)
+    {
+        return number >= current.base() || number <= previous.number(current.epochMs() - 1);
     }
 
     /** {@link #tryClaim}: the shard has nothing left in the window. */

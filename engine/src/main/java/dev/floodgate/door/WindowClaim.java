@@ -42,7 +42,7 @@ final class WindowClaim
      * @param policy           the file's policy region.
      * @param policyGeneration the generation {@code rule} was read at.
      * @param rule             the action's rule.
-     * @param number           the window number at the caller's clock, under {@code rule}.
+     * @param windowNumber     the window number at the caller's clock, under {@code rule}.
      * @param cost             tokens, 1 to the regime's limit.
      * @param receipts         null when {@code cost == 1}; else one slot per shard, all zero.
      * @param keep             true: an admitted claim leaves its receipts filled (for {@link #giveBack});
@@ -50,12 +50,13 @@ final class WindowClaim
      * @return {@link #ADMITTED}, {@link #REFUSED}, {@link #STALE_ENTRY} or {@link #STALE_POLICY}.
      */
     static int claim(final AtomicBuffer entry, final long generation, final PolicyRegion policy,
-        final long policyGeneration, final ActionRule rule, final long number, final long cost, final long[] receipts,
-        final boolean keep)
+        final long policyGeneration, final ActionRule rule, final long windowNumber, final long cost,
+        final long[] receipts, final boolean keep)
     {
         final int sweep = rule.sweepShards;
         int probe = ShardProbe.probe();
         final int home = ShardProbe.shard(probe, sweep);
+        long number = windowNumber;
         long remaining = cost;
         long single = 0;
         int singleShard = -1;
@@ -75,6 +76,9 @@ final class WindowClaim
                 break;
             }
             final long take = ShardedWindow.used(receipt);
+            // a shard already in a newer window (a clock read a little later) makes the rest claim in it too,
+            // as that shard does: a late check counts in one window, not in whichever each shard last saw
+            number = newer(number, take > 0 ? receipt : entry.getLongVolatile(EntryLayout.shardOffset(shard)), rule);
             if (take > 0)
             {
                 remaining -= take;
@@ -133,6 +137,17 @@ final class WindowClaim
                 receipts[shard] = 0;
             }
         }
+    }
+
+    private static long newer(final long number, final long word, final ActionRule rule)
+    {
+        final long age = ShardedWindow.age(number, word);
+        if (age >= 0 || ShardedWindow.used(word) == 0)
+        {
+            return number;
+        }
+        final long seen = number - age;
+        return ShardedWindow.owned(seen, rule.previous, rule.current) ? seen : number;
     }
 
     private static void clear(final long[] receipts, final int shards)
