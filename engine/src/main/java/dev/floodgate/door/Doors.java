@@ -17,8 +17,9 @@ import java.util.List;
 
 /**
  * The two doors' check paths, under the file's policy. A warm check costs one acquire load of the policy
- * generation, one load of this process's slot, one acquire load of the entry's generation, a clock read and
- * one compare-and-set on the mapped file: no Chronicle Map lookup, no lock, no allocation. A cold check (first
+ * generation (a window check a second one, after its claim), one load of this process's slot, acquire loads
+ * of the entry's generation (lines only a publish or a reclaim writes), a clock read and one compare-and-set
+ * on the mapped file: no Chronicle Map lookup, no lock, no allocation. A cold check (first
  * sight of a key in this process, an evicted slot, an entry the janitor tombstoned, or a bucket whose units
  * belong to an older policy version) resolves the entry in the table under its segment lock and caches it.
  *
