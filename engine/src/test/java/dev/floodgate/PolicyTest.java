@@ -145,16 +145,61 @@ class PolicyTest
     }
 
     @Test
-    void shouldDelayAWindowChangePublishedJustBeforeABoundaryByOneWindow()
+    void shouldChangeAWindowFromTheNextBoundaryEvenWhenPublishedJustBeforeIt()
     {
         final Floodgate gate = open(config().limit(Action.PUBLISH, 5, 1_000).build());
         ticker.advanceMs(950);
         assertEquals(5, admitted(gate, false, "u", 6));
         gate.reconfigure(config().limit(Action.PUBLISH, 2, 1_000).build());
+        assertEquals(0, admitted(gate, false, "u", 6), "the old regime until the boundary");
         ticker.advanceMs(50);
-        assertEquals(5, admitted(gate, false, "u", 6), "within the margin: the old regime for one more window");
+        assertEquals(2, admitted(gate, false, "u", 6), "no margin: a check published after validates its claim");
+    }
+
+    /** Issue finding 3: the planner dropped the regime still in force when a second publish came in time. */
+    @Test
+    void shouldKeepTheRegimeInForceWhenASecondPublishReplacesAPendingOne()
+    {
+        final Floodgate gate = open(config().limit(Action.PUBLISH, 100, 1_000).build());
+        gate.reconfigure(config().limit(Action.PUBLISH, 1_000, 1_000).build()); // pending from the next boundary
+        ticker.advanceMs(50);
+        assertEquals(40, admitted(gate, false, "u", 40));
+        ticker.advanceMs(900);
+        gate.reconfigure(config().limit(Action.PUBLISH, 2_000, 1_000).build()); // at +950 ms
+        assertEquals(60, admitted(gate, false, "u", 3_000), "the window in force still holds 100");
+        ticker.advanceMs(50);
+        assertEquals(2_000, admitted(gate, false, "u", 3_000), "the last publish from the boundary");
+    }
+
+    /** Issue finding 3: a switch-off and a switch-on inside the last 50 ms of a window of limit 10. */
+    @Test
+    void shouldHoldTheLimitInEveryWindowAcrossAnOffOnFlipJustBeforeABoundary()
+    {
+        final Floodgate gate = open(config().limit(Action.PUBLISH, 10, 1_000).build());
+        ticker.advanceMs(100);
+        assertEquals(4, admitted(gate, false, "u", 4));
+        ticker.advanceMs(850);
+        gate.reconfigure(config().limit(Action.PUBLISH, 0, 1_000).build());
+        assertEquals(6, admitted(gate, false, "u", 1_000), "switched off from the boundary, not mid-window");
+        gate.reconfigure(config().limit(Action.PUBLISH, 10, 1_000).build());
+        assertEquals(0, admitted(gate, false, "u", 1_000));
+        ticker.advanceMs(50);
+        assertEquals(10, admitted(gate, false, "u", 1_000), "switched on again before the boundary: limit 10");
         ticker.advanceMs(1_000);
-        assertEquals(2, admitted(gate, false, "u", 6));
+        assertEquals(10, admitted(gate, false, "u", 1_000));
+    }
+
+    @Test
+    void shouldSwitchAWindowOffFromTheNextBoundaryWithoutCountingTheChecksAfterIt()
+    {
+        final Floodgate gate = open(config().limit(Action.PUBLISH, 10, 1_000).build());
+        ticker.advanceMs(500);
+        gate.reconfigure(config().limit(Action.PUBLISH, 0, 1_000).build());
+        assertEquals(10, admitted(gate, false, "u", 20), "still limited until the boundary");
+        ticker.advanceMs(500);
+        final long before = gate.checks().get(Action.PUBLISH).total();
+        assertEquals(1_000, admitted(gate, false, "u", 1_000), "off");
+        assertEquals(before, gate.checks().get(Action.PUBLISH).total(), "an action switched off is not counted");
     }
 
     @Test

@@ -17,24 +17,33 @@ import java.util.List;
 
 /**
  * The two doors' check paths, under the file's policy. A warm check costs one acquire load of the policy
- * generation, one load of this process's slot, one acquire load of the entry's generation, a clock read and
- * one compare-and-set on the mapped file: no Chronicle Map lookup, no lock, no allocation. A cold check (first
+ * generation (a window check a second one, after its claim), one load of this process's slot, acquire loads
+ * of the entry's generation (lines only a publish or a reclaim writes), a clock read and one compare-and-set
+ * on the mapped file: no Chronicle Map lookup, no lock, no allocation. A cold check (first
  * sight of a key in this process, an evicted slot, an entry the janitor tombstoned, or a bucket whose units
  * belong to an older policy version) resolves the entry in the table under its segment lock and caches it.
  *
  * <p><b>Bucket units across a policy change.</b> A bucket's TAT word is in units of its limit and window. The
  * entry records which (limit, window, version); the first check that finds the entry's version older than
- * its policy's converts the word under the segment's update lock: it publishes a new entry generation
- * (release), then swaps the word by compare-and-set for one holding the same debt in tokens in the new units
- * (rounded up, and never equal to the old word), then records the new units. A check in any process, on
- * either policy, reads the TAT word and then the generation before its compare-and-set
- * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, dev.floodgate.Ticker, long, int, long)}): if it read
- * the converted word it sees the new generation and resolves again; if it read the old word its
- * compare-and-set either lands first (and its token is converted with the debt) or fails. So no check applies
- * one policy's units to the other's word, and the tokens already spent carry over: nothing is over-admitted.
+ * its policy's converts the word under the segment's update lock ({@link BucketConversion}): a new entry
+ * generation first, then the word frozen with a side record, the new units, the converted word (never equal
+ * to the old one), the version; a process killed at any step leaves a state the next locker finishes or undoes.
+ * A check in any process, on either policy, reads the TAT word and then the generation before its
+ * compare-and-set
+ * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, dev.floodgate.Ticker, long, int, long)}):
+ * if it read the frozen or converted word it sees the new generation and resolves again; if it read the old
+ * word its compare-and-set either lands first (and its token is converted with the debt) or fails. So no
+ * check applies one policy's units to the other's word, and the tokens already spent carry over.
  *
  * <p><b>Windows across a policy change.</b> See {@link PolicyPlanner}: the regime switches at a window
- * boundary and caps follow the claimed window's number.
+ * boundary, regimes number their windows apart, and caps follow the claimed window's number. A window claim
+ * is validated against the policy generation after it lands and given back when the policy changed
+ * ({@link WindowClaim}), so what a check admits never depends on how stale its snapshot was.
+ *
+ * <p><b>Entry memory.</b> Every write a check makes to an entry (bucket and window compare-and-sets,
+ * give-backs, the blocked count and its touch time) loads its word, then the entry's generation (acquire),
+ * then compares-and-sets; a mismatch sends the check back to the table. A check resumed after its entry was
+ * tombstoned, reaped and the memory reused writes nothing.
  *
  * <p>Thread-safe: any number of threads in any number of processes may check at once.
  */
@@ -45,6 +54,8 @@ public final class Doors
     private static final int BLOCKED = EntryLayout.KIND_BLOCKED << 8;
     private static final long TOUCH_GRANULARITY_NANOS = 1_000_000_000L;
     private static final int ACTIONS = Action.values().length;
+    /** Tries of one check when the policy or the entry changes under it, before it degrades. */
+    static final int ATTEMPTS = 4;
 
     private final QuotaTable table;
     private final Ticker ticker;
@@ -80,7 +91,7 @@ public final class Doors
         this.shards = table.shards();
         this.cache = new QuotaCache((int)Math.min(1 << 18, Math.max(1024, 2 * capacity)));
         this.policyRegion = new PolicyRegion(table.header(), ACTIONS);
-        this.scratch = ThreadLocal.withInitial(() -> new long[2 * shards]);
+        this.scratch = ThreadLocal.withInitial(() -> new long[shards]);
         this.snapshot = readPolicy();
     }
 
@@ -164,7 +175,11 @@ public final class Doors
     }
 
     /**
-     * Door 2: the per-CPU-sharded fixed window.
+     * Door 2: the per-CPU-sharded fixed window. The claim is validated against the policy generation after it
+     * landed ({@link WindowClaim}); a check whose policy changed meanwhile gives its claim back and checks
+     * again under the new one, at most {@link #ATTEMPTS} times, then answers as if the entry were unavailable.
+     * An action off at the check's clock reading is admitted, uncounted, only when the generation is still the
+     * one that said so.
      *
      * @param identifier who.
      * @param action     what.
@@ -173,40 +188,46 @@ public final class Doors
      */
     public long checkWindow(final CharSequence identifier, final Action action, final long cost)
     {
-        final ActionRule rule = policy().rule(action);
-        final int a = action.ordinal();
-        if (rule.isOff())
+        final int kindAction = WINDOW | action.ordinal();
+        ActionRule rule = null;
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
         {
-            return Floodgate.ADMITTED; // not counted: an action switched off must cost next to nothing
+            final PolicySnapshot policy = policy();
+            rule = policy.rule(action);
+            final long nowNanos = clock.nanos();
+            final long nowMs = Math.floorDiv(nowNanos, 1_000_000L);
+            final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
+            final long limit = cursor.regime().limit();
+            if (limit == 0 && policyRegion.generationAcquire() == policy.generation())
+            {
+                return Floodgate.ADMITTED; // switched off: not counted, not even hashed; it must cost next to nothing
+            }
+            final int hash = QuotaCache.hash(identifier);
+            if (limit == 0 || cost > limit)
+            {
+                if (policyRegion.generationAcquire() != policy.generation())
+                {
+                    continue; // the regime read may not be the one in force any more
+                }
+                return never(identifier, hash, action, rule);
+            }
+            final int index = cache.index(hash, kindAction);
+            final QuotaSlot slot = windowSlot(identifier, hash, kindAction, action, rule, index);
+            if (slot == null)
+            {
+                return unavailable(action, rule);
+            }
+            final int claimed = WindowClaim.claim(slot.buffer, slot.generation, policyRegion, policy.generation(),
+                rule, cursor.number(), cost, cost == 1 ? null : scratch.get(), false);
+            if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
+            {
+                return outcome(identifier, hash, action, rule,
+                    claimed == WindowClaim.ADMITTED ? Floodgate.ADMITTED : Math.max(1, cursor.endMs() - nowMs),
+                    nowNanos);
+            }
+            // STALE_ENTRY: the cached slot fails isCurrent and is resolved again; STALE_POLICY: reloaded above
         }
-        final int hash = QuotaCache.hash(identifier);
-        final int kindAction = WINDOW | a;
-        final int index = cache.index(hash, kindAction);
-        final long nowNanos = clock.nanos();
-        final long nowMs = Math.floorDiv(nowNanos, 1_000_000L);
-        final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
-        if (cursor.regime().limit() == 0)
-        {
-            counters.increment(a, CounterRegion.ADMITTED); // a clock a moment behind a switch-on: still off
-            return Floodgate.ADMITTED;
-        }
-        if (cost > cursor.regime().limit())
-        {
-            return never(identifier, hash, action, rule);
-        }
-        final QuotaSlot slot = windowSlot(identifier, hash, kindAction, action, rule, index);
-        if (slot == null)
-        {
-            return unavailable(action, rule);
-        }
-        final long[] claims = cost == 1 ? null : scratch.get();
-        final boolean admitted = claimWindow(slot, rule, cursor.number(), cost, claims);
-        if (admitted && claims != null)
-        {
-            java.util.Arrays.fill(claims, 0); // kept: the scratch array is clean for the next charge
-        }
-        return outcome(identifier, hash, action, rule,
-            admitted ? Floodgate.ADMITTED : Math.max(1, cursor.endMs() - nowMs), nowNanos);
+        return unavailable(action, rule); // the policy or the entry changed under every attempt: do not spin
     }
 
     private QuotaSlot windowSlot(final CharSequence identifier, final int hash, final int kindAction,
@@ -221,81 +242,81 @@ public final class Doors
     }
 
     /**
-     * Claims {@code cost} tokens across the shards, all or nothing: shards are claimed in turn from the
-     * thread's home shard, each compare-and-set taking what its shard can give, and if the sweep ends short
-     * every partial claim is given back ({@link ShardedWindow#giveBack}: same window only, never below zero).
-     * Meanwhile a concurrent check may be refused a token this charge will give back: that under-admits for
-     * an instant, never over-admits.
-     *
-     * @param claims null for one token; else per shard (window40, tokens) pairs, filled here.
-     * @return true when all {@code cost} tokens were claimed.
-     */
-    private boolean claimWindow(final QuotaSlot slot, final ActionRule rule, final long number, final long cost,
-        final long[] claims)
-    {
-        final int sweep = rule.sweepShards;
-        int probe = ShardProbe.probe();
-        final int home = ShardProbe.shard(probe, sweep);
-        long remaining = cost;
-        for (int k = 0; k < sweep && remaining > 0; k++)
-        {
-            final int shard = home + k < sweep ? home + k : home + k - sweep;
-            final int offset = EntryLayout.shardOffset(shard);
-            long taken;
-            while ((taken = ShardedWindow.tryClaim(slot.buffer, offset, remaining, number, rule.previous,
-                rule.current, shard, claims)) < 0)
-            {
-                probe = ShardProbe.advance(probe); // lost a race: spread to another home next time
-            }
-            remaining -= taken;
-        }
-        if (remaining == 0 || claims == null)
-        {
-            return remaining == 0;
-        }
-        giveBackWindow(slot, claims);
-        return false;
-    }
-
-    private void giveBackWindow(final QuotaSlot slot, final long[] claims)
-    {
-        for (int shard = 0; shard < shards; shard++)
-        {
-            if (claims[2 * shard + 1] > 0 && slot.isCurrent())
-            {
-                ShardedWindow.giveBack(slot.buffer, EntryLayout.shardOffset(shard), claims[2 * shard],
-                    claims[2 * shard + 1]);
-            }
-            claims[2 * shard] = 0;
-            claims[2 * shard + 1] = 0;
-        }
-    }
-
-    /**
      * Charges several quotas, all or nothing: each is claimed in list order and, when one is refused, those
      * already claimed are given back. Each charge counts as one check of its action, with the outcome of the
-     * whole. Allocates (a cold-ish path for produce requests with several quotas).
+     * whole; a charge of an action off at that moment is admitted and not counted. All quotas are claimed
+     * under one policy snapshot, and the policy generation is loaded again before anything is recorded: if it
+     * changed, every claim is given back and the charge starts again (at most {@link #ATTEMPTS} times, then
+     * each quota answers as if its entry were unavailable). Allocates (a cold-ish path for produce requests
+     * with several quotas).
      *
      * @param charges the quotas.
      * @return {@link Floodgate#ADMITTED}, or the refusing charge's result.
      */
     public long charge(final List<Charge> charges)
     {
-        final PolicySnapshot policy = policy();
-        final int n = charges.size();
-        final QuotaSlot[] slots = new QuotaSlot[n];
-        final long[][] claims = new long[n][];
-        final long[] nows = new long[n];
-        final boolean[] counted = new boolean[n];
+        final Charging charging = new Charging(charges.size());
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
+        {
+            final PolicySnapshot policy = policy();
+            if (claimAll(charges, policy, charging))
+            {
+                return record(charges, policy, charging);
+            }
+        }
         long refusal = Floodgate.ADMITTED;
-        int refused = -1;
-        for (int i = 0; i < n && refused < 0; i++)
+        final PolicySnapshot policy = policy();
+        for (final Charge c : charges)
+        {
+            final ActionRule rule = policy.rule(c.action());
+            final long result = unavailable(c.action(), rule);
+            refusal = refusal == Floodgate.ADMITTED ? result : refusal;
+        }
+        return refusal;
+    }
+
+    /** One charge's working state, reused across its attempts. */
+    private static final class Charging
+    {
+        final QuotaSlot[] slots;
+        final long[][] receipts;
+        final long[] nows;
+        final long[] results;
+        final boolean[] off;
+        int refused;
+
+        Charging(final int n)
+        {
+            slots = new QuotaSlot[n];
+            receipts = new long[n][];
+            nows = new long[n];
+            results = new long[n];
+            off = new boolean[n];
+        }
+    }
+
+    /**
+     * Claims the quotas in order until one that is not in shadow mode is refused; records nothing.
+     *
+     * @return false when the policy changed before the claims were validated (all given back: start again).
+     */
+    private boolean claimAll(final List<Charge> charges, final PolicySnapshot policy, final Charging charging)
+    {
+        final int n = charges.size();
+        charging.refused = -1;
+        boolean stale = false;
+        for (int i = 0; i < n; i++)
         {
             final Charge c = charges.get(i);
             final ActionRule rule = policy.rule(c.action());
-            if (rule.isOff())
+            charging.slots[i] = null;
+            charging.results[i] = Floodgate.ADMITTED;
+            charging.nows[i] = c.bucket() ? ticker.nanos() : clock.nanos();
+            charging.off[i] = c.bucket() ? rule.isOff() :
+                rule.cursor(Math.floorDiv(charging.nows[i], 1_000_000L)).regime().limit() == 0;
+            if (charging.off[i] || charging.refused >= 0 || stale)
             {
-                continue;
+                continue; // off, or after the refusal: only the off-ness is needed, to leave it uncounted
             }
             final int hash = QuotaCache.hash(c.identifier());
             final int kindAction = (c.bucket() ? BUCKET : WINDOW) | c.action().ordinal();
@@ -303,77 +324,129 @@ public final class Doors
             final long result;
             if (c.bucket())
             {
-                nows[i] = ticker.nanos();
                 result = c.cost() > rule.limit ? Floodgate.NEVER :
-                    chargeBucket(c, hash, kindAction, index, rule, nows[i], slots, i);
+                    chargeBucket(c, hash, kindAction, index, rule, charging.nows[i], charging.slots, i);
             }
             else
             {
-                nows[i] = clock.nanos();
-                final long nowMs = Math.floorDiv(nows[i], 1_000_000L);
+                final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
                 final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
-                if (cursor.regime().limit() == 0)
+                if (c.cost() > cursor.regime().limit())
                 {
-                    continue; // still off at this clock reading
-                }
-                final QuotaSlot slot = c.cost() > cursor.regime().limit() ? null :
-                    windowSlot(c.identifier(), hash, kindAction, c.action(), rule, index);
-                if (slot == null)
-                {
-                    result = c.cost() > cursor.regime().limit() ? Floodgate.NEVER :
-                        unavailableResult(c.action(), rule);
+                    result = Floodgate.NEVER;
                 }
                 else
                 {
-                    claims[i] = new long[2 * shards];
-                    slots[i] = slot;
-                    result = claimWindow(slot, rule, cursor.number(), c.cost(), claims[i]) ? Floodgate.ADMITTED :
-                        Math.max(1, cursor.endMs() - nowMs);
-                    if (result != Floodgate.ADMITTED)
-                    {
-                        slots[i] = null; // claimWindow gave its partial claims back
-                    }
+                    result = chargeWindow(c, hash, kindAction, index, policy, rule, cursor.number(),
+                        Math.max(1, cursor.endMs() - nowMs), charging, i);
+                    stale = result == STALE_CHARGE;
                 }
             }
-            if (result != Floodgate.ADMITTED)
+            charging.results[i] = result;
+            if (result != Floodgate.ADMITTED && !stale && !rule.shadow)
             {
-                recordRefusal(c.identifier(), hash, c.action(), nows[i]);
-                if (result == Floodgate.NEVER)
-                {
-                    counters.increment(c.action().ordinal(), CounterRegion.NEVER);
-                }
-                if (rule.shadow)
-                {
-                    counters.increment(c.action().ordinal(), CounterRegion.SHADOWED);
-                    counters.increment(c.action().ordinal(), CounterRegion.ADMITTED);
-                    counted[i] = true;
-                    continue; // a shadow quota never fails the whole
-                }
-                refusal = result;
-                refused = i;
+                charging.refused = i;
             }
         }
-        for (int i = 0; i < n; i++)
+        if (!stale && policyRegion.generationAcquire() == policy.generation())
+        {
+            return true;
+        }
+        giveBackAll(charges, charging);
+        return false;
+    }
+
+    /** Returned by {@link #chargeWindow} when the policy changed under its claim. */
+    private static final long STALE_CHARGE = Long.MIN_VALUE;
+
+    private long chargeWindow(final Charge c, final int hash, final int kindAction, final int index,
+        final PolicySnapshot policy, final ActionRule rule, final long number, final long retryAfterMs,
+        final Charging charging, final int i)
+    {
+        final long[] receipts = charging.receipts[i] == null ? new long[shards] : charging.receipts[i];
+        charging.receipts[i] = receipts;
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
+        {
+            final QuotaSlot slot = windowSlot(c.identifier(), hash, kindAction, c.action(), rule, index);
+            if (slot == null)
+            {
+                return unavailableResult(c.action(), rule);
+            }
+            final int claimed = WindowClaim.claim(slot.buffer, slot.generation, policyRegion, policy.generation(),
+                rule, number, c.cost(), receipts, true);
+            switch (claimed)
+            {
+                case WindowClaim.ADMITTED:
+                    charging.slots[i] = slot;
+                    return Floodgate.ADMITTED;
+                case WindowClaim.REFUSED:
+                    return retryAfterMs;
+                case WindowClaim.STALE_POLICY:
+                    return STALE_CHARGE;
+                default:
+                    break; // STALE_ENTRY: resolve again
+            }
+        }
+        return unavailableResult(c.action(), rule);
+    }
+
+    private void giveBackAll(final List<Charge> charges, final Charging charging)
+    {
+        for (int i = 0; i < charges.size(); i++)
+        {
+            final QuotaSlot slot = charging.slots[i];
+            if (slot == null)
+            {
+                continue;
+            }
+            final Charge c = charges.get(i);
+            if (c.bucket())
+            {
+                slot.bucket.giveBack(slot.buffer, EntryLayout.STATE_OFFSET, charging.nows[i], c.cost(),
+                    EntryLayout.GENERATION_OFFSET, slot.generation);
+            }
+            else
+            {
+                WindowClaim.giveBack(slot.buffer, slot.generation, charging.receipts[i], shards);
+            }
+            charging.slots[i] = null;
+        }
+    }
+
+    /** Records a validated charge: refusals, counters, and the give-back when a quota refused the whole. */
+    private long record(final List<Charge> charges, final PolicySnapshot policy, final Charging charging)
+    {
+        final int refused = charging.refused;
+        if (refused >= 0)
+        {
+            giveBackAll(charges, charging);
+        }
+        for (int i = 0; i < charges.size(); i++)
         {
             final Charge c = charges.get(i);
-            if (refused >= 0 && slots[i] != null)
+            final int a = c.action().ordinal();
+            if (charging.off[i])
             {
-                if (c.bucket())
+                continue; // switched off: not counted, like the one-action doors
+            }
+            final long result = charging.results[i];
+            if (result != Floodgate.ADMITTED && (refused < 0 || i <= refused))
+            {
+                recordRefusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(), charging.nows[i]);
+                if (result == Floodgate.NEVER)
                 {
-                    slots[i].bucket.giveBack(slots[i].buffer, EntryLayout.STATE_OFFSET, nows[i], c.cost(),
-                        EntryLayout.GENERATION_OFFSET, slots[i].generation);
+                    counters.increment(a, CounterRegion.NEVER);
                 }
-                else
+                if (policy.rule(c.action()).shadow)
                 {
-                    giveBackWindow(slots[i], claims[i]);
+                    counters.increment(a, CounterRegion.SHADOWED);
+                    counters.increment(a, CounterRegion.ADMITTED);
+                    continue; // a shadow quota never fails the whole
                 }
             }
-            if (!counted[i])
-            {
-                counters.increment(c.action().ordinal(), refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
-            }
+            counters.increment(a, refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
         }
-        return refusal;
+        return refused < 0 ? Floodgate.ADMITTED : charging.results[refused];
     }
 
     private long chargeBucket(final Charge c, final int hash, final int kindAction, final int index,
@@ -444,22 +517,57 @@ public final class Doors
         final int kindAction = BLOCKED | action.ordinal();
         final int index = cache.index(hash, kindAction);
         QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
-        if (slot == null || !slot.isCurrent())
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
         {
-            slot = resolve(identifier, hash, kindAction, action, null, index);
-            if (slot == null)
+            if (slot == null || !slot.isCurrent())
             {
-                return; // counted by resolve; the refusal itself stands
+                slot = resolve(identifier, hash, kindAction, action, null, index);
+                if (slot == null)
+                {
+                    return; // counted by resolve; the refusal itself stands
+                }
+            }
+            if (addRefusal(slot.buffer, slot.generation, ShardProbe.shard(ShardProbe.probe(), shards), now))
+            {
+                return;
+            }
+            slot = null; // reclaimed under this refusal: count it in the entry that replaced it
+        }
+    }
+
+    /**
+     * Adds one refusal to a blocked counter's shard and, at most once a second, stores the touch time: striped
+     * so racing refusals from several CPUs add to different lines, and the generation line every check reads
+     * stays shared instead of bouncing on each refusal. Both writes load their word, then the generation
+     * (acquire), then compare-and-set. A compare-and-set loop rather than check-then-add: an add has no
+     * expected value, so one that stalls after its generation check lands on whatever the memory became; a
+     * compare-and-set lands only on the word it read from the live entry.
+     *
+     * @return false when the generation changed before the count landed (nothing written: resolve again).
+     */
+    static boolean addRefusal(final org.agrona.concurrent.AtomicBuffer buffer, final long generation,
+        final int shard, final long now)
+    {
+        final int offset = EntryLayout.shardOffset(shard);
+        while (true)
+        {
+            final long count = buffer.getLongVolatile(offset);
+            if (buffer.getLongAcquire(EntryLayout.GENERATION_OFFSET) != generation)
+            {
+                return false;
+            }
+            if (buffer.compareAndSetLong(offset, count, count + 1))
+            {
+                break;
             }
         }
-        // Striped: racing refusals from several CPUs add to different lines. The touch time only needs to say
-        // "refused within the last day", so it is stored only when a second old: the generation line every
-        // check reads stays shared instead of bouncing on each refusal.
-        slot.buffer.getAndAddLong(EntryLayout.shardOffset(ShardProbe.shard(ShardProbe.probe(), shards)), 1);
-        if (now - slot.buffer.getLong(EntryLayout.TOUCHED_OFFSET) > TOUCH_GRANULARITY_NANOS)
+        final long touched = buffer.getLongVolatile(EntryLayout.TOUCHED_OFFSET);
+        if (now - touched > TOUCH_GRANULARITY_NANOS &&
+            buffer.getLongAcquire(EntryLayout.GENERATION_OFFSET) == generation)
         {
-            slot.buffer.putLongRelease(EntryLayout.TOUCHED_OFFSET, now);
+            buffer.compareAndSetLong(EntryLayout.TOUCHED_OFFSET, touched, now); // losing to another touch is as good
         }
+        return true;
     }
 
     /**
@@ -526,33 +634,7 @@ public final class Doors
     private void upgrade(final org.agrona.concurrent.UnsafeBuffer value, final FileHeader header,
         final ActionRule rule)
     {
-        final long entryVersion = value.getInt(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL;
-        if (entryVersion >= rule.version)
-        {
-            return;
-        }
-        final long oldLimit = value.getLong(EntryLayout.LIMIT_OFFSET);
-        final long oldWindowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
-        if (oldLimit != rule.limit || oldWindowMs != rule.windowMs)
-        {
-            final TokenBucket from = new TokenBucket(oldLimit, oldWindowMs);
-            // first the generation: any check that reads the converted word sees it and resolves again
-            value.putLongRelease(EntryLayout.GENERATION_OFFSET, header.nextGeneration());
-            final long now = ticker.nanos();
-            while (true)
-            {
-                final long tat = value.getLongVolatile(EntryLayout.STATE_OFFSET);
-                long next = from.convert(tat, now, rule.bucket);
-                next = next == tat ? next + 1 : next; // one unit more debt, so an old-units CAS cannot succeed
-                if (value.compareAndSetLong(EntryLayout.STATE_OFFSET, tat, next))
-                {
-                    break;
-                }
-            }
-            value.putLong(EntryLayout.LIMIT_OFFSET, rule.limit);
-            value.putLong(EntryLayout.WINDOW_MS_OFFSET, rule.windowMs);
-        }
-        value.putIntRelease(EntryLayout.UNITS_VERSION_OFFSET, (int)rule.version);
+        BucketConversion.run(value, header::nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,
+            ticker.nanos(), BucketConversion.STEPS);
     }
-
 }

@@ -8,20 +8,36 @@ import dev.floodgate.store.PolicyRegion;
  * <p>The bucket changes at once: the block's version becomes the new generation, and the first check of
  * each bucket that sees it converts the bucket's debt to the new units (see {@link Doors}).
  *
- * <p>The window door changes at a window boundary. With the publisher's clock at {@code t}, the new
- * regime starts at the end of the regime window containing {@code t + }{@link #SWITCH_MARGIN_MS}, and
- * its first window number is one past that window's. So no window ever gets fresh quota or re-sliced caps
- * mid-window, and windows under the new regime carry numbers no word of the old regime can hold. The
- * margin covers a check in another process that loaded the old generation just before the flip and claims
- * a moment later, and clocks read a moment apart: it claims under the old regime's numbering, which stays
- * right until the epoch. A second change published before the pending epoch replaces the pending regime
- * (same epoch and base): the old regime stays in force until then either way. An action switched on from
- * off (limit 0) starts its regime at once: nothing was counted while it was off.
+ * <p>The window door changes at a window boundary. A block holds the current regime C (from its epoch E0 on)
+ * and the previous regime P (before E0). With the publisher's clock at {@code now}, a change of limit or
+ * window, for any sequence of publishes:
+ * <ul>
+ * <li>{@code now < E0} (C still pending): C is replaced by the new regime from the same E0, P stays. The
+ * window in force is P's until E0 whatever is published meanwhile, so two publishes inside one window, or an
+ * off/on flip, never give that window fresh quota or drop the regime counting it;</li>
+ * <li>otherwise C becomes P and the new regime starts at the end of C's window containing {@code now}, or at
+ * {@code now} when C is off (nothing was counted while off).</li>
+ * </ul>
+ * Every new regime's base is the last number the regime it follows could use at the new epoch plus
+ * {@link #NUMBER_JUMP} (a replaced pending regime's base plus the jump), so regimes own disjoint window
+ * numbers: no window number is ever claimed under two regimes' caps, even when a publisher is descheduled
+ * between reading its clock and flipping the generation, or a check's clock runs a little ahead.
+ *
+ * <p>No margin before the epoch is needed: a check that claimed under a generation that is no longer current
+ * when it re-reads it gives its claim back and checks again under the new one (see {@link Doors}), so what a
+ * check admits never depends on how long ago the publish was.
+ *
+ * <p>How far numbers can go: shard words keep a window number's low 40 bits and compare them by 40-bit
+ * difference, so a word reads as older than the current window while they are less than 2<sup>39</sup>
+ * apart. Each publish moves the numbering on by 2<sup>20</sup> plus the windows elapsed, so an untouched word
+ * could read as newer only after about 2<sup>19</sup> (524,288) publishes. The janitor reaps a window entry
+ * once its words are over (see {@code Janitor}): within a few cleanup intervals of its last check, long
+ * before that many publishes (they serialise under the table guard).
  */
 public final class PolicyPlanner
 {
-    /** Publication must precede a new regime's epoch by at least this much. */
-    public static final long SWITCH_MARGIN_MS = 100;
+    /** The gap between one regime's last window number and the next regime's first. */
+    public static final long NUMBER_JUMP = 1L << 20;
 
     private PolicyPlanner()
     {
@@ -48,23 +64,19 @@ public final class PolicyPlanner
             return new PolicyRegion.Block(limit, windowMs, shadow, old.version(), old.epochMs(), old.base(),
                 old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
         }
+        // the first block's two regimes are one, numbered from 0 for all time (monotonic ms may be negative)
+        final boolean first = old.base() == old.prevBase() && old.epochMs() == old.prevEpochMs();
+        if (nowMs < old.epochMs() && !first)
+        {
+            // the pending regime never came into force: replace it, numbered past anything it could have used
+            return new PolicyRegion.Block(limit, windowMs, shadow, generation, old.epochMs(),
+                old.base() + NUMBER_JUMP, old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
+        }
         final WindowRegime inForce = new WindowRegime(old.limit(), old.windowMs(), old.epochMs(), old.base(), 1);
-        if (old.limit() == 0 && nowMs >= old.epochMs())
-        {
-            // switched off, so nothing was counted: the new regime can start now, numbered past the old one
-            return new PolicyRegion.Block(limit, windowMs, shadow, generation, nowMs, inForce.number(nowMs) + 1,
-                old.limit(), old.windowMs(), old.epochMs(), old.base());
-        }
-        final long at = nowMs + SWITCH_MARGIN_MS;
-        if (at < old.epochMs())
-        {
-            // the previous regime is still in force at the pending epoch: replace the pending regime only
-            return new PolicyRegion.Block(limit, windowMs, shadow, generation, old.epochMs(), old.base(),
-                old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
-        }
-        final long number = inForce.number(at);
-        final long epoch = inForce.startMs(number) + inForce.windowMs();
-        return new PolicyRegion.Block(limit, windowMs, shadow, generation, epoch, number + 1,
+        final long number = inForce.number(nowMs);
+        // switched off, nothing was counted: the new regime can start now; else at the end of this window
+        final long epoch = old.limit() == 0 ? nowMs : inForce.startMs(number) + inForce.windowMs();
+        return new PolicyRegion.Block(limit, windowMs, shadow, generation, epoch, number + NUMBER_JUMP,
             old.limit(), old.windowMs(), old.epochMs(), old.base());
     }
 }

@@ -5,8 +5,8 @@ import org.agrona.concurrent.AtomicBuffer;
 /**
  * The per-CPU-sharded fixed window of {@code checkLimitInCaller}.
  *
- * <p>Windows are aligned intervals of {@code windowMs} of the monotonic clock, numbered
- * {@code floor(nowMs / windowMs)}. The quota is split over the file's S shards, caps summing to exactly
+ * <p>Windows are aligned intervals of {@code windowMs} of the monotonic clock, numbered by the policy's
+ * regimes ({@link WindowRegime}; the instance methods here number {@code floor(nowMs / windowMs)}). The quota is split over the file's S shards, caps summing to exactly
  * {@code limit} with the remainder on the low shards (so a limit below S uses only its first {@code limit}
  * shards). Each shard is one word on a cache line of its own:
  *
@@ -24,7 +24,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * window, so each window's count is exact: a limit of n admits at most n per window, whatever the number
  * of threads and processes. A caller whose shard is exhausted sweeps the others before refusing. Window
  * numbers are compared by their 40-bit difference, which stays unambiguous for 2<sup>39</sup> windows.
- * Immutable and thread-safe.
+ * Every write loads its word, then the entry's generation, then compares-and-sets, so nothing is written on
+ * memory the entry no longer owns. Immutable and thread-safe.
  */
 public final class ShardedWindow
 {
@@ -142,39 +143,23 @@ public final class ShardedWindow
     }
 
     /**
-     * Claims one token from one shard.
-     *
-     * @param buffer       the entry's value.
-     * @param offset       the shard word's offset.
-     * @param cap          the shard's cap, at least 1.
-     * @param windowNumber the current window number.
-     * @return 1 when claimed, 0 when the shard is exhausted, -1 when a compare-and-set lost a race (retry).
-     */
-    public static int tryClaim(final AtomicBuffer buffer, final int offset, final long cap, final long windowNumber)
-    {
-        final long word = buffer.getLongVolatile(offset);
-        final long next;
-        if (used(word) == 0 || age(windowNumber, word) > 0)
-        {
-            // Unused (as created or reset: no window of its own yet) or from an older window: start afresh.
-            next = word(windowNumber, 1);
-        }
-        else if (used(word) < cap)
-        {
-            next = word + 1;
-        }
-        else
-        {
-            return 0;
-        }
-        return buffer.compareAndSetLong(offset, word, next) ? 1 : -1;
-    }
-
-    /**
      * Claims up to {@code want} tokens from one shard, in the current window or, when the word already holds a
-     * newer window, in that one. The cap is the one of the regime the claimed window belongs to, so a check
-     * still under an old regime never fills a new-regime window beyond the new cap. An all-zero word (as
-     * created or reset) counts as older than any window.
+     * newer window, in that one, as long as the entry's generation is still {@code generation}. The cap is the
+     * one of the regime the claimed window belongs to, so a check still under an old regime never fills a
+     * new-regime window beyond the new cap. An all-zero word (as created or reset) counts as older than any
+     * window.
+     *
+     * <p>The generation is loaded (acquire) after the word and before the compare-and-set, on every attempt:
+     * a check that resumes after the entry was tombstoned, reaped and its memory reused sees the new
+     * generation and writes nothing. (What remains: a thread that stops between that load and its
+     * compare-and-set for longer than the janitor's grace, and whose expected word then matches the reused
+     * memory bit for bit. The bucket has the same window.)
+     *
+     * <p>A word holding a newer number that no regime of the caller's policy owns (past the previous regime's
+     * last window, below the current base) was left by a check on an older policy whose regime a publish
+     * replaced; it moved the word off the window in force and lost that window's count. A caller still in the
+     * previous regime's last window (its clock read before that check's) is refused on this shard rather
+     * than counted there: it under-admits until the window ends, never over-admits.
      *
      * @param buffer       the entry's value.
      * @param offset       the shard word's offset.
@@ -183,15 +168,21 @@ public final class ShardedWindow
      * @param previous     the regime before the current one.
      * @param current      the current regime (windows numbered from its base on).
      * @param shard        the shard index (its cap).
-     * @param claims       null, or where a claim records {@code [2 shard]} = the low 40 bits of the window
-     *                     claimed in and {@code [2 shard + 1]} = the tokens (for {@link #giveBack}).
-     * @return tokens claimed (0 when the shard is exhausted), or -1 when a compare-and-set lost a race.
+     * @param genOffset    the entry's generation word.
+     * @param generation   the generation the caller resolved.
+     * @return a receipt: a shard word whose {@link #used} is the tokens claimed and whose {@link #window40} is
+     * the window they were claimed in (for {@link #giveBack}); or, with {@code used == 0}, {@link #EXHAUSTED},
+     * {@link #RACE} (a compare-and-set lost: retry) or {@link #STALE} (the generation changed: resolve again).
      */
     public static long tryClaim(final AtomicBuffer buffer, final int offset, final long want,
         final long windowNumber, final WindowRegime previous, final WindowRegime current, final int shard,
-        final long[] claims)
+        final int genOffset, final long generation)
     {
         final long word = buffer.getLongVolatile(offset);
+        if (buffer.getLongAcquire(genOffset) != generation)
+        {
+            return STALE;
+        }
         final long age = age(windowNumber, word);
         final long number;
         final long used;
@@ -204,47 +195,78 @@ public final class ShardedWindow
         {
             number = windowNumber - age;
             used = used(word);
+            if (age < 0 && !owned(number, previous, current))
+            {
+                // A number between the previous regime's last window and the current base belongs to no regime
+                // of this policy: a check on an older snapshot (it gives its claim back) moved the word there
+                // from the window in force, whose count is lost. Refuse rather than count in it.
+                return EXHAUSTED;
+            }
         }
         final long cap = (number >= current.base() ? current : previous).cap(shard);
         final long take = Math.min(want, cap - used);
         if (take <= 0)
         {
-            return 0;
+            return EXHAUSTED;
         }
         if (!buffer.compareAndSetLong(offset, word, word(number, used + take)))
         {
-            return -1;
+            return RACE;
         }
-        if (claims != null)
-        {
-            claims[2 * shard] = number & WINDOW40_MASK;
-            claims[2 * shard + 1] = take;
-        }
-        return take;
+        return word(number, take);
     }
 
     /**
-     * Gives back tokens claimed from one shard, only while the word still holds the window they were claimed
-     * in and never below zero: a give-back can only undo its own claim (counts in a window only grow but for
-     * give-backs, so the word holds at least this claim's tokens), never another check's.
-     *
-     * @param buffer   the entry's value.
-     * @param offset   the shard word's offset.
-     * @param window40 the low 40 bits of the window number the tokens were claimed in.
-     * @param amount   tokens to give back.
+     * @param number   a window number.
+     * @param previous the regime before the current one.
+     * @param current  the current regime.
+     * @return false for a number past the previous regime's last window and below the current base: no
+     * regime of this policy claims in it.
      */
-    public static void giveBack(final AtomicBuffer buffer, final int offset, final long window40, final long amount)
+    public static boolean owned(final long number, final WindowRegime previous, final WindowRegime current)
     {
+        return number >= current.base() || number <= previous.number(current.epochMs() - 1);
+    }
+
+    /** {@link #tryClaim}: the shard has nothing left in the window. */
+    public static final long EXHAUSTED = 0;
+    /** {@link #tryClaim}: a compare-and-set lost a race; try again. */
+    public static final long RACE = 1L << USED_BITS;
+    /** {@link #tryClaim}: the entry's generation changed; resolve it again. */
+    public static final long STALE = 2L << USED_BITS;
+
+    /**
+     * Gives back a claim, only while the word still holds the window it was claimed in, never below zero, and
+     * only while the entry's generation is still {@code generation} (loaded after the word, before the
+     * compare-and-set, as in {@link #tryClaim}): a give-back can only undo its own claim (counts in a window
+     * only grow but for give-backs, so the word holds at least this claim's tokens), never another check's,
+     * and never writes memory the entry no longer owns.
+     *
+     * @param buffer     the entry's value.
+     * @param offset     the shard word's offset.
+     * @param receipt    what {@link #tryClaim} returned for the claim.
+     * @param genOffset  the entry's generation word.
+     * @param generation the generation the claim was made under.
+     * @return false when the generation changed (nothing written), else true.
+     */
+    public static boolean giveBack(final AtomicBuffer buffer, final int offset, final long receipt,
+        final int genOffset, final long generation)
+    {
+        final long amount = used(receipt);
         while (true)
         {
             final long word = buffer.getLongVolatile(offset);
-            if (window40(word) != window40 || used(word) < amount)
+            if (buffer.getLongAcquire(genOffset) != generation)
             {
-                return; // the window is over: its count no longer matters
+                return false;
+            }
+            if (window40(word) != window40(receipt) || used(word) < amount)
+            {
+                return true; // the window is over: its count no longer matters
             }
             if (buffer.compareAndSetLong(offset, word, word - amount))
             {
-                return;
+                return true;
             }
         }
     }

@@ -74,7 +74,8 @@ public final class TokenBucket
      */
     public long fullWord(final long nowNanos)
     {
-        return nowNanos * scale - span;
+        final long word = nowNanos * scale - span;
+        return word == FROZEN ? word - 1 : word; // one unit less debt: still full
     }
 
     /**
@@ -134,7 +135,7 @@ public final class TokenBucket
         while (true)
         {
             final long tat = buffer.getLongVolatile(offset);
-            if (buffer.getLongAcquire(genOffset) != generation)
+            if (buffer.getLongAcquire(genOffset) != generation || tat == FROZEN)
             {
                 return STALE;
             }
@@ -144,7 +145,7 @@ public final class TokenBucket
             {
                 return Math.max(1, ceilDiv(ceilDiv(debt - threshold, scale), NANOS_PER_MS));
             }
-            if (buffer.compareAndSetLong(offset, tat, now + debt + increment))
+            if (buffer.compareAndSetLong(offset, tat, notFrozen(now + debt + increment)))
             {
                 return Floodgate.ADMITTED;
             }
@@ -169,7 +170,7 @@ public final class TokenBucket
         while (true)
         {
             final long tat = buffer.getLongVolatile(offset);
-            if (buffer.getLongAcquire(genOffset) != generation)
+            if (buffer.getLongAcquire(genOffset) != generation || tat == FROZEN)
             {
                 return; // converted or reclaimed meanwhile: keep the charge (refuses more, never admits more)
             }
@@ -179,7 +180,7 @@ public final class TokenBucket
                 return; // already full
             }
             final long next = raw > cost * interval ? tat - cost * interval : now;
-            if (buffer.compareAndSetLong(offset, tat, next))
+            if (buffer.compareAndSetLong(offset, tat, notFrozen(next)))
             {
                 return;
             }
@@ -203,30 +204,42 @@ public final class TokenBucket
             .multiply(java.math.BigInteger.valueOf(to.interval))
             .divideAndRemainder(java.math.BigInteger.valueOf(interval));
         final long converted = qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
-        return nowNanos * to.scale + Math.min(converted, to.span);
+        return notFrozen(nowNanos * to.scale + Math.min(converted, to.span));
     }
 
     /** Returned by the generation-checked {@link #tryAcquire} when the entry's units changed. */
     public static final long STALE = Long.MIN_VALUE;
 
     /**
-     * @param tat      a TAT word.
-     * @param nowNanos monotonic time.
-     * @return true when the bucket holds every token (the janitor may reap it).
+     * The TAT word of a bucket a conversion is rewriting ({@link BucketConversion}): every check treats it as
+     * stale and resolves again, the janitor never as idle. No arithmetic here ever stores it: a word that would
+     * equal it carries one unit more debt (or, for a full word, one less).
      */
-    public boolean isFull(final long tat, final long nowNanos)
+    public static final long FROZEN = Long.MIN_VALUE;
+
+    static long notFrozen(final long word)
     {
-        return debt(tat, nowNanos * scale) == 0;
+        return word == FROZEN ? word + 1 : word;
     }
 
     /**
      * @param tat      a TAT word.
      * @param nowNanos monotonic time.
-     * @return whole tokens available now.
+     * @return true when the bucket holds every token (the janitor may reap it); never for {@link #FROZEN}.
+     */
+    public boolean isFull(final long tat, final long nowNanos)
+    {
+        return tat != FROZEN && debt(tat, nowNanos * scale) == 0;
+    }
+
+    /**
+     * @param tat      a TAT word.
+     * @param nowNanos monotonic time.
+     * @return whole tokens available now (0 while a conversion has the word frozen).
      */
     public long available(final long tat, final long nowNanos)
     {
-        return (span - debt(tat, nowNanos * scale)) / interval;
+        return tat == FROZEN ? 0 : (span - debt(tat, nowNanos * scale)) / interval;
     }
 
     /**

@@ -4,8 +4,9 @@ package dev.floodgate.door;
  * One numbering of the window door's windows: from {@code epochMs} on, window {@code base + k} is
  * {@code [epochMs + k windowMs, epochMs + (k + 1) windowMs)}, with caps summing to {@code limit} over the
  * file's shards. A policy change of limit or window starts a new regime at the end of the old regime's
- * window, with {@code base} one past the old regime's last window, so window numbers only grow across a
- * change and a shard word's number alone says which regime (and so which cap) it was claimed under.
+ * window, with {@code base} {@link PolicyPlanner#NUMBER_JUMP} past the old regime's last window, so window
+ * numbers only grow across a change and a shard word's number alone says which regime (and so which cap) it
+ * was claimed under.
  * Immutable.
  */
 public final class WindowRegime

@@ -65,6 +65,14 @@ public final class EntryLayout
     public static final int TOMBSTONE_STATE_OFFSET = 48;
     public static final int STATE_OFFSET = 56;
     public static final int TOMBSTONED_AT_OFFSET = 64;
+    /**
+     * A live bucket's conversion side record (see {@code BucketConversion}): the TAT word it froze. Shares
+     * the tombstone's state field, which only a tombstoned entry uses; a frozen bucket is never idle, so it
+     * is never tombstoned while the record matters.
+     */
+    public static final int CONVERSION_TAT_OFFSET = TOMBSTONE_STATE_OFFSET;
+    /** A live bucket's conversion side record: the units the frozen word is in, {@code window ms << 24 | limit}. */
+    public static final int CONVERSION_UNITS_OFFSET = TOMBSTONED_AT_OFFSET;
     public static final int IDENTIFIER_LENGTH_OFFSET = 72;
     public static final int LABEL_LENGTH_OFFSET = 76;
     public static final int LABEL_OFFSET = 80;

@@ -11,6 +11,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ShardedWindowTest
 {
+    /** One token from one shard of cap {@code cap}, on an entry of generation 0: 1 claimed, 0 exhausted. */
+    private static long claim(final UnsafeBuffer value, final int offset, final long cap, final long windowNumber)
+    {
+        final WindowRegime regime = new WindowRegime(cap, 1_000, 0, Long.MIN_VALUE, 1);
+        final int generationOffset = offset == 0 ? 8 : EntryLayout.GENERATION_OFFSET;
+        return ShardedWindow.used(ShardedWindow.tryClaim(value, offset, 1, windowNumber, regime, regime, 0,
+            generationOffset, 0));
+    }
+
     @ParameterizedTest(name = "limit {0} over {1} shards")
     @CsvSource({"1,4", "3,4", "4,4", "5,4", "7,2", "100,8", "16777215,64", "2,1"})
     void shouldSpreadCapsSummingToExactlyTheLimitWithTheRemainderOnLowShards(final long limit, final int shards)
@@ -46,7 +55,7 @@ class ShardedWindowTest
             long admitted = 0;
             for (int shard = 0; shard < shards; shard++)
             {
-                while (ShardedWindow.tryClaim(value, EntryLayout.shardOffset(shard), Math.max(1, window.cap(shard)),
+                while (claim(value, EntryLayout.shardOffset(shard), Math.max(1, window.cap(shard)),
                     windowNumber) == 1 && window.cap(shard) > 0)
                 {
                     admitted++;
@@ -62,12 +71,12 @@ class ShardedWindowTest
         final UnsafeBuffer value = new UnsafeBuffer(new byte[64]);
         value.putLong(0, ShardedWindow.word(11, 2));
         // a process whose clock still reads window 10 claims in window 11, capped there
-        assertEquals(1, ShardedWindow.tryClaim(value, 0, 3, 10));
+        assertEquals(1, claim(value, 0, 3, 10));
         assertEquals(ShardedWindow.word(11, 3), value.getLong(0));
-        assertEquals(0, ShardedWindow.tryClaim(value, 0, 3, 10));
+        assertEquals(0, claim(value, 0, 3, 10));
         assertEquals(ShardedWindow.word(11, 3), value.getLong(0));
         // window 12 starts the shard afresh
-        assertEquals(1, ShardedWindow.tryClaim(value, 0, 3, 12));
+        assertEquals(1, claim(value, 0, 3, 12));
         assertEquals(ShardedWindow.word(12, 1), value.getLong(0));
     }
 
@@ -90,11 +99,11 @@ class ShardedWindowTest
         final long negative = -3_600_000_123L;
         assertTrue(ShardedWindow.age(negative, 0) < 0, "the premise: 0 looks newer");
         final UnsafeBuffer value = new UnsafeBuffer(new byte[64]);
-        assertEquals(1, ShardedWindow.tryClaim(value, 0, 2, negative));
+        assertEquals(1, claim(value, 0, 2, negative));
         assertEquals(ShardedWindow.word(negative, 1), value.getLong(0));
-        assertEquals(1, ShardedWindow.tryClaim(value, 0, 2, negative));
-        assertEquals(0, ShardedWindow.tryClaim(value, 0, 2, negative));
-        assertEquals(1, ShardedWindow.tryClaim(value, 0, 2, negative + 1), "and the next window starts afresh");
+        assertEquals(1, claim(value, 0, 2, negative));
+        assertEquals(0, claim(value, 0, 2, negative));
+        assertEquals(1, claim(value, 0, 2, negative + 1), "and the next window starts afresh");
         assertTrue(ShardedWindow.isOver(0, negative));
     }
 

@@ -1,0 +1,128 @@
+package dev.floodgate.door;
+
+import dev.floodgate.store.EntryLayout;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.util.function.LongSupplier;
+
+/**
+ * Converts a bucket's TAT word to a newer policy's units, under the entry's segment update lock, so that a
+ * process killed at any instruction leaves the entry in a state the next locker finishes or undoes without
+ * forgiving or double-counting debt.
+ *
+ * <p>The steps, each a single store or compare-and-set:
+ * <ol>
+ * <li>publish a new entry generation (release): a check that reads any word written below resolves again;</li>
+ * <li>record the old units and the TAT word in the side record (see {@link EntryLayout#CONVERSION_TAT_OFFSET})
+ * and freeze the word by compare-and-set to {@link TokenBucket#FROZEN}, retrying while checks move it; from
+ * then on no check can move it ({@link TokenBucket} treats it as stale), and the side record is the truth;</li>
+ * <li>write the new limit, then the new window;</li>
+ * <li>store the converted word (never equal to the frozen one: a check that loaded the old word before step 1
+ * cannot land on it);</li>
+ * <li>record the units version (release).</li>
+ * </ol>
+ * A locker that finds the word frozen undoes steps 2-3 from the side record (units, then the word, last) and
+ * converts afresh: killed during the undo, the word is still frozen and the side record intact. Killed after
+ * step 4, the units match the word and only the version is behind: the next locker records it (or converts
+ * from those units to a still newer policy's). A frozen word is never idle to the janitor
+ * ({@link TokenBucket#isFull}), so it is not reaped with its side record.
+ *
+ * <p>Not guarded: a converter that another process took the lock from while it was stopped, and that then
+ * resumes its steps. Lock ownership is the table guard's job.
+ */
+final class BucketConversion
+{
+    /** The steps a conversion runs; a test runs fewer to simulate a kill after that many. */
+    static final int STEPS = 5;
+
+    private BucketConversion()
+    {
+    }
+
+    /**
+     * Brings an entry's units to {@code version}'s (a no-op when they already are), finishing or undoing a
+     * conversion a killed process left.
+     *
+     * @param value          the entry's value in the file.
+     * @param nextGeneration hands out a new entry generation.
+     * @param limit          the policy's limit.
+     * @param windowMs       the policy's window.
+     * @param to             the policy's bucket arithmetic.
+     * @param version        the policy's version.
+     * @param nowNanos       monotonic time.
+     * @param steps          {@link #STEPS}; fewer stops there, as a kill would.
+     */
+    static void run(final AtomicBuffer value, final LongSupplier nextGeneration, final long limit,
+        final long windowMs, final TokenBucket to, final long version, final long nowNanos, final int steps)
+    {
+        if (value.getLongVolatile(EntryLayout.STATE_OFFSET) == TokenBucket.FROZEN)
+        {
+            undo(value);
+        }
+        final long entryVersion = value.getInt(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL;
+        if (entryVersion >= version)
+        {
+            return;
+        }
+        final long oldLimit = value.getLong(EntryLayout.LIMIT_OFFSET);
+        final long oldWindowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
+        if (oldLimit != limit || oldWindowMs != windowMs)
+        {
+            value.putLongRelease(EntryLayout.GENERATION_OFFSET, nextGeneration.getAsLong());
+            if (steps < 2)
+            {
+                return;
+            }
+            value.putLong(EntryLayout.CONVERSION_UNITS_OFFSET, packUnits(oldLimit, oldWindowMs));
+            long tat;
+            do
+            {
+                tat = value.getLongVolatile(EntryLayout.STATE_OFFSET);
+                value.putLong(EntryLayout.CONVERSION_TAT_OFFSET, tat);
+            }
+            while (!value.compareAndSetLong(EntryLayout.STATE_OFFSET, tat, TokenBucket.FROZEN));
+            if (steps < 3)
+            {
+                return;
+            }
+            value.putLong(EntryLayout.LIMIT_OFFSET, limit);
+            value.putLong(EntryLayout.WINDOW_MS_OFFSET, windowMs);
+            if (steps < 4)
+            {
+                return;
+            }
+            final long converted = new TokenBucket(oldLimit, oldWindowMs).convert(tat, nowNanos, to);
+            // one unit more debt when equal, so an old-units compare-and-set cannot land on the new word
+            value.putLongVolatile(EntryLayout.STATE_OFFSET, converted == tat ? TokenBucket.notFrozen(converted + 1) :
+                converted);
+            if (steps < 5)
+            {
+                return;
+            }
+        }
+        value.putIntRelease(EntryLayout.UNITS_VERSION_OFFSET, (int)version);
+    }
+
+    /** Puts back the units and the word a killed conversion recorded; the word last, so it stays frozen till then. */
+    private static void undo(final AtomicBuffer value)
+    {
+        final long units = value.getLong(EntryLayout.CONVERSION_UNITS_OFFSET);
+        value.putLong(EntryLayout.LIMIT_OFFSET, units & LIMIT_MASK);
+        value.putLong(EntryLayout.WINDOW_MS_OFFSET, units >>> LIMIT_BITS);
+        value.putLongVolatile(EntryLayout.STATE_OFFSET, value.getLong(EntryLayout.CONVERSION_TAT_OFFSET));
+    }
+
+    private static final int LIMIT_BITS = 24;
+    private static final long LIMIT_MASK = (1L << LIMIT_BITS) - 1;
+
+    /** Limits fit 24 bits and windows 40 (the configuration's maxima are 2^24 - 1 and a week). */
+    static long packUnits(final long limit, final long windowMs)
+    {
+        if (limit < 1 || limit > LIMIT_MASK || windowMs < 1 || windowMs >>> (64 - LIMIT_BITS) != 0)
+        {
+            throw new IllegalStateException("bucket units limit=" + limit + " window_ms=" + windowMs +
+                ": expected a limit from 1 to " + LIMIT_MASK + " and a window below 2^40 ms");
+        }
+        return windowMs << LIMIT_BITS | limit;
+    }
+}

@@ -1,0 +1,160 @@
+package dev.floodgate.door;
+
+import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.PolicyRegion;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * The window door's claim on one entry: {@code cost} tokens across the shards, all or nothing, then validated
+ * against the policy generation the caller's rule was read at.
+ *
+ * <p>Shards are claimed in turn from the thread's home shard, each compare-and-set taking what its shard can
+ * give ({@link ShardedWindow#tryClaim}, generation-checked). When the sweep ends short every partial claim is
+ * given back ({@link ShardedWindow#giveBack}: same window only, never below zero, generation-checked).
+ *
+ * <p><b>Post-validation.</b> After the claim the policy generation is loaded again (acquire). Unchanged, the
+ * rule was the file's policy at every compare-and-set of the claim, so the caps and the window number were
+ * right when it landed: the claim stands. Changed, the claim may have applied old caps to a new regime's
+ * window (a snapshot taken before a slow resolve or a pause): it is given back and the caller checks again
+ * under the new policy. So a check is only ever admitted under the policy current when it claimed, whatever
+ * the timing; the same holds for a refusal. Meanwhile a concurrent check may be refused a token a claim will
+ * give back: that under-admits for an instant, never over-admits. Cost on the warm path: one acquire load of
+ * the read-mostly policy line, no allocation (a one-token claim keeps its receipt in locals).
+ */
+final class WindowClaim
+{
+    /** All tokens claimed, under the current policy. */
+    static final int ADMITTED = 0;
+    /** Not enough tokens in the window, under the current policy: nothing kept. */
+    static final int REFUSED = 1;
+    /** The entry's generation changed: nothing kept; resolve the entry again. */
+    static final int STALE_ENTRY = 2;
+    /** The policy changed since the rule was read: nothing kept; check again under the new policy. */
+    static final int STALE_POLICY = 3;
+
+    private WindowClaim()
+    {
+    }
+
+    /**
+     * @param entry            the entry's value.
+     * @param generation       the entry's generation when resolved.
+     * @param policy           the file's policy region.
+     * @param policyGeneration the generation {@code rule} was read at.
+     * @param rule             the action's rule.
+     * @param windowNumber     the window number at the caller's clock, under {@code rule}.
+     * @param cost             tokens, 1 to the regime's limit.
+     * @param receipts         null when {@code cost == 1}; else one slot per shard, all zero.
+     * @param keep             true: an admitted claim leaves its receipts filled (for {@link #giveBack});
+     *                         false: the receipts are left all zero.
+     * @return {@link #ADMITTED}, {@link #REFUSED}, {@link #STALE_ENTRY} or {@link #STALE_POLICY}.
+     */
+    static int claim(final AtomicBuffer entry, final long generation, final PolicyRegion policy,
+        final long policyGeneration, final ActionRule rule, final long windowNumber, final long cost,
+        final long[] receipts, final boolean keep)
+    {
+        final int sweep = rule.sweepShards;
+        int probe = ShardProbe.probe();
+        final int home = ShardProbe.shard(probe, sweep);
+        long number = windowNumber;
+        long remaining = cost;
+        long single = 0;
+        int singleShard = -1;
+        boolean stale = false;
+        for (int k = 0; k < sweep && remaining > 0; k++)
+        {
+            final int shard = home + k < sweep ? home + k : home + k - sweep;
+            long receipt;
+            while ((receipt = ShardedWindow.tryClaim(entry, EntryLayout.shardOffset(shard), remaining, number,
+                rule.previous, rule.current, shard, EntryLayout.GENERATION_OFFSET, generation)) == ShardedWindow.RACE)
+            {
+                probe = ShardProbe.advance(probe); // lost a race: spread to another home next time
+            }
+            if (receipt == ShardedWindow.STALE)
+            {
+                stale = true;
+                break;
+            }
+            final long take = ShardedWindow.used(receipt);
+            // a shard already in a newer window (a clock read a little later) makes the rest claim in it too,
+            // as that shard does: a late check counts in one window, not in whichever each shard last saw
+            number = newer(number, take > 0 ? receipt : entry.getLongVolatile(EntryLayout.shardOffset(shard)), rule);
+            if (take > 0)
+            {
+                remaining -= take;
+                if (receipts == null)
+                {
+                    single = receipt;
+                    singleShard = shard;
+                }
+                else
+                {
+                    receipts[shard] = receipt;
+                }
+            }
+        }
+        final boolean current = !stale && policy.generationAcquire() == policyGeneration;
+        if (remaining == 0 && current)
+        {
+            if (!keep)
+            {
+                clear(receipts, sweep);
+            }
+            return ADMITTED;
+        }
+        if (receipts == null)
+        {
+            if (singleShard >= 0)
+            {
+                ShardedWindow.giveBack(entry, EntryLayout.shardOffset(singleShard), single,
+                    EntryLayout.GENERATION_OFFSET, generation);
+            }
+        }
+        else
+        {
+            giveBack(entry, generation, receipts, sweep);
+        }
+        return stale ? STALE_ENTRY : current ? REFUSED : STALE_POLICY;
+    }
+
+    /**
+     * Gives back a claim {@link #claim} admitted (a multi-quota charge refused by a later quota) and clears the
+     * receipts.
+     *
+     * @param entry      the entry's value.
+     * @param generation the entry's generation the claim was made under.
+     * @param receipts   per shard, as filled by {@link #claim} with {@code keep}.
+     * @param shards     how many slots to give back and clear.
+     */
+    static void giveBack(final AtomicBuffer entry, final long generation, final long[] receipts, final int shards)
+    {
+        for (int shard = 0; shard < shards; shard++)
+        {
+            if (receipts[shard] != 0)
+            {
+                ShardedWindow.giveBack(entry, EntryLayout.shardOffset(shard), receipts[shard],
+                    EntryLayout.GENERATION_OFFSET, generation);
+                receipts[shard] = 0;
+            }
+        }
+    }
+
+    private static long newer(final long number, final long word, final ActionRule rule)
+    {
+        final long age = ShardedWindow.age(number, word);
+        if (age >= 0 || ShardedWindow.used(word) == 0)
+        {
+            return number;
+        }
+        final long seen = number - age;
+        return ShardedWindow.owned(seen, rule.previous, rule.current) ? seen : number;
+    }
+
+    private static void clear(final long[] receipts, final int shards)
+    {
+        if (receipts != null)
+        {
+            java.util.Arrays.fill(receipts, 0, shards, 0);
+        }
+    }
+}

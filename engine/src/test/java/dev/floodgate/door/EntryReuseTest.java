@@ -1,0 +1,123 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Floodgate;
+import dev.floodgate.ManualTicker;
+import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.PolicyRegion;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue finding 5: a check that resolved an entry and resumes after the janitor tombstoned it, reaped it and
+ * the memory went to a new entry writes nothing there, on any path. A byte array stands in for the entry's
+ * memory; its reuse is a new generation and new contents.
+ */
+class EntryReuseTest
+{
+    private static final int SHARDS = 4;
+    private static final long GENERATION = 7;
+    private static final long NOW = 3_600_000_000_000L;
+
+    private final byte[] memory = new byte[EntryLayout.valueLength(EntryLayout.KIND_WINDOW, SHARDS)];
+    private final UnsafeBuffer entry = new UnsafeBuffer(memory);
+    private final UnsafeBuffer header = new UnsafeBuffer(new byte[FileHeader.LENGTH]);
+    private final PolicyRegion policy = new PolicyRegion(new FileHeader(header), 1);
+    private final ActionRule rule = new ActionRule(new PolicyRegion.Block(8, 1_000, false, 1, 0, 0, 8, 1_000, 0, 0),
+        SHARDS);
+
+    private void publishPolicy()
+    {
+        policy.publishRelease(new PolicyRegion.Block[] {new PolicyRegion.Block(8, 1_000, false, 1, 0, 0, 8, 1_000,
+            0, 0)}, 1);
+    }
+
+    /** Tombstone, reap, and a new bucket entry in the same memory: zeros past its 128 bytes, as freed space is. */
+    private void reclaimAndReuse()
+    {
+        EntryLayout.tombstone(entry, NOW);
+        java.util.Arrays.fill(memory, (byte)0);
+        entry.putLong(EntryLayout.GENERATION_OFFSET, 9);
+        entry.putByte(EntryLayout.KIND_OFFSET, EntryLayout.KIND_BUCKET);
+        entry.putLong(EntryLayout.STATE_OFFSET, 12_345);
+    }
+
+    @Test
+    void shouldWriteNothingWhenAWindowClaimResumesOnReusedMemory()
+    {
+        publishPolicy();
+        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        final long number = rule.cursor(NOW / 1_000_000).number();
+        assertEquals(WindowClaim.ADMITTED, WindowClaim.claim(entry, GENERATION, policy, 1, rule, number, 1, null,
+            false), "the premise: the entry takes a claim while live");
+        reclaimAndReuse();
+        final byte[] before = memory.clone();
+        assertEquals(WindowClaim.STALE_ENTRY, WindowClaim.claim(entry, GENERATION, policy, 1, rule, number, 1, null,
+            false));
+        assertEquals(WindowClaim.STALE_ENTRY, WindowClaim.claim(entry, GENERATION, policy, 1, rule, number, 3,
+            new long[SHARDS], false));
+        assertArrayEquals(before, memory, "not a byte of the new entry, nor past its value");
+    }
+
+    @Test
+    void shouldWriteNothingWhenATombstonedEntrysClaimResumes()
+    {
+        publishPolicy();
+        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        final long number = rule.cursor(NOW / 1_000_000).number();
+        EntryLayout.tombstone(entry, NOW);
+        assertEquals(WindowClaim.STALE_ENTRY, WindowClaim.claim(entry, GENERATION, policy, 1, rule, number, 1, null,
+            false));
+        assertEquals(entry.getLong(EntryLayout.TOMBSTONE_STATE_OFFSET), EntryLayout.stateSum(entry),
+            "the janitor finds the state it recorded and may reap");
+    }
+
+    @Test
+    void shouldWriteNothingWhenAGiveBackResumesOnReusedMemory()
+    {
+        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        final int offset = EntryLayout.shardOffset(1);
+        final long receipt = ShardedWindow.tryClaim(entry, offset, 2, 40, rule.previous, rule.current, 1,
+            EntryLayout.GENERATION_OFFSET, GENERATION);
+        assertEquals(2, ShardedWindow.used(receipt));
+        reclaimAndReuse();
+        entry.putLong(offset, ShardedWindow.word(40, 2)); // the new owner's bytes happen to look like the claim
+        final byte[] before = memory.clone();
+        assertFalse(ShardedWindow.giveBack(entry, offset, receipt, EntryLayout.GENERATION_OFFSET, GENERATION));
+        assertArrayEquals(before, memory);
+    }
+
+    @Test
+    void shouldWriteNothingWhenARefusalCountResumesOnReusedMemory()
+    {
+        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        assertTrue(Doors.addRefusal(entry, GENERATION, 2, NOW + 5_000_000_000L), "the premise: counted while live");
+        assertEquals(1, EntryLayout.blockedCount(entry));
+        reclaimAndReuse();
+        final byte[] before = memory.clone();
+        assertFalse(Doors.addRefusal(entry, GENERATION, 2, NOW + 10_000_000_000L));
+        assertArrayEquals(before, memory, "neither the count nor the touch time");
+    }
+
+    @Test
+    void shouldWriteNothingWhenABucketCheckOrGiveBackResumesOnReusedMemory()
+    {
+        final TokenBucket bucket = new TokenBucket(10, 1_000);
+        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        entry.putLong(EntryLayout.STATE_OFFSET, bucket.fullWord(NOW));
+        final ManualTicker ticker = new ManualTicker(NOW);
+        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, EntryLayout.STATE_OFFSET, ticker, 1,
+            EntryLayout.GENERATION_OFFSET, GENERATION));
+        reclaimAndReuse();
+        final byte[] before = memory.clone();
+        assertEquals(TokenBucket.STALE, bucket.tryAcquire(entry, EntryLayout.STATE_OFFSET, ticker, 1,
+            EntryLayout.GENERATION_OFFSET, GENERATION));
+        bucket.giveBack(entry, EntryLayout.STATE_OFFSET, NOW, 1, EntryLayout.GENERATION_OFFSET, GENERATION);
+        assertArrayEquals(before, memory);
+    }
+}
