@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A process frozen with SIGSTOP for several grace periods holds addresses it may still write: the janitor
- * must not remove a single entry until it thaws (or dies).
+ * must not remove a single entry while it is frozen, nor in the grace period after it thaws (its heartbeat is
+ * fresh at once, but a thread of it may still be about to write), and reaps once it is gone.
  */
 @Timeout(180)
 class FreezeTest
@@ -61,7 +62,18 @@ class FreezeTest
             assertEquals(reapedBefore, frozenStats.reaped(), "nothing removed in " + passes + " passes while frozen");
             assertTrue(frozenStats.tombstoned() > 0, "idle entries were tombstoned, which is safe: " + frozenStats);
 
+            // The thaw race: its clock thread beats again at once, while a thread of it may still be between
+            // an entry's generation test and its write. Nothing may be removed until it has run a grace period.
+            final long thawed = System.nanoTime();
             signal("CONT", frozen.pid());
+            long passesAfterThaw = 0;
+            while (System.nanoTime() - thawed < TimeUnit.MILLISECONDS.toNanos(GRACE_MS / 2))
+            {
+                janitor.cleanup(); // each pass reads its clock when it starts: within half a grace of the thaw
+                passesAfterThaw++;
+            }
+            assertEquals(reapedBefore, janitor.stats().reaped(), "nothing removed in the " + passesAfterThaw +
+                " passes right after the thaw, though the heartbeat is fresh again");
             Files.createFile(stop);
             final String result = frozen.awaitLine("RESULT", 60);
             assertEquals(0, frozen.awaitExit(30));

@@ -46,7 +46,8 @@ class PolicyRaceTest
 
     private FloodgateConfig.Builder config(final String file)
     {
-        return FloodgateConfig.builder().file(dir.resolve(file)).capacity(1_000).ticker(ticker).reclaimGraceMs(100);
+        return FloodgateConfig.builder().file(dir.resolve(file)).capacity(1_000).ticker(ticker)
+            .reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
     }
 
     private FloodgateConfig policy(final String file, final long limit, final long windowMs)
