@@ -5,7 +5,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.LongStream;
@@ -13,9 +15,10 @@ import java.util.stream.LongStream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A random sequence of checks in both doors, resets, janitor passes and clock steps, compared result by result
- * with a sequential reference model written independently of the engine: a classic token bucket in exact
- * integer arithmetic (tokens scaled by the window) and an unsharded fixed window. Repeatable from the printed
+ * A random sequence of checks in both doors, resets, janitor passes, clock steps and policy publishes (several
+ * inside one window, off and on), compared result by result with a sequential reference model written
+ * independently of the engine: a classic token bucket in exact integer arithmetic (tokens scaled by the window)
+ * and an unsharded fixed window under the documented regime rules. Repeatable from the printed
  * seed ({@code -Dfloodgate.model.seed=N} adds one).
  */
 class ModelCheckTest
@@ -24,6 +27,15 @@ class ModelCheckTest
     private static final Action[] ACTIONS = {Action.AUTH, Action.PUBLISH, Action.SUBSCRIBE};
     private static final long[] LIMITS = {3, 5, 7};
     private static final long[] WINDOWS_MS = {1_000, 200, 60_000};
+    /** The action whose policy the model publishes anew; only its window door is checked (no unit conversion). */
+    private static final Action PUBLISHED = Action.PUBLISH;
+    private static final long[] PUBLISH_LIMITS = {0, 2, 5, 9};
+    private static final long[] PUBLISH_WINDOWS_MS = {200, 700, 1_000};
+
+    private static int indexOf(final Action action)
+    {
+        return java.util.Arrays.asList(ACTIONS).indexOf(action);
+    }
 
     @TempDir
     Path dir;
@@ -67,35 +79,92 @@ class ModelCheckTest
         }
     }
 
-    /** The reference window: a count per aligned window of the monotonic clock. */
+    /**
+     * The reference policy of one window-door action: the regimes in the order they take effect, each a limit and
+     * window numbered from its epoch (the first from 0, for all time before the second). A publish follows the
+     * documented rules, written here independently of the planner: a change of a regime still pending replaces
+     * it from the same epoch; otherwise the new regime starts when the window in force ends, or at once when the
+     * action was off.
+     */
+    static final class ModelPolicy
+    {
+        final List<long[]> regimes = new ArrayList<>(); // {limit, windowMs, epochMs}
+
+        ModelPolicy(final long limit, final long windowMs)
+        {
+            regimes.add(new long[] {limit, windowMs, 0});
+        }
+
+        void publish(final long limit, final long windowMs, final long nowMs)
+        {
+            final long[] current = regimes.get(regimes.size() - 1);
+            if (current[0] == limit && current[1] == windowMs)
+            {
+                return;
+            }
+            if (regimes.size() > 1 && nowMs < current[2])
+            {
+                regimes.set(regimes.size() - 1, new long[] {limit, windowMs, current[2]});
+                return;
+            }
+            final long epoch = current[0] == 0 ? nowMs :
+                current[2] + (Math.floorDiv(nowMs - current[2], current[1]) + 1) * current[1];
+            regimes.add(new long[] {limit, windowMs, epoch});
+        }
+
+        /** @return the index of the regime in force at {@code nowMs}. */
+        int regimeAt(final long nowMs)
+        {
+            int r = 0;
+            while (r + 1 < regimes.size() && regimes.get(r + 1)[2] <= nowMs)
+            {
+                r++;
+            }
+            return r;
+        }
+    }
+
+    /** The reference window of one key: a count in the newest (regime, window) it has claimed in. */
     static final class ModelWindow
     {
-        final long limit;
-        final long windowMs;
+        final ModelPolicy policy;
+        int regime = -1;
         long window = Long.MIN_VALUE;
         long used;
 
-        ModelWindow(final long limit, final long windowMs)
+        ModelWindow(final ModelPolicy policy)
         {
-            this.limit = limit;
-            this.windowMs = windowMs;
+            this.policy = policy;
         }
 
         long check(final long now)
         {
             final long nowMs = Math.floorDiv(now, MS);
-            final long w = Math.floorDiv(nowMs, windowMs);
-            if (w > window)
+            final int r = policy.regimeAt(nowMs);
+            final long[] regime = policy.regimes.get(r);
+            if (regime[0] == 0)
             {
+                return 0; // off: admitted, nothing counted
+            }
+            final long w = Math.floorDiv(nowMs - regime[2], regime[1]);
+            if (r > this.regime || r == this.regime && w > window)
+            {
+                this.regime = r;
                 window = w;
                 used = 0;
             }
-            if (used < limit)
+            // a clock behind the newest window this key has seen counts there, under that regime's limit
+            if (used < policy.regimes.get(this.regime)[0])
             {
                 used++;
                 return 0;
             }
-            return Math.max(1, (w + 1) * windowMs - nowMs);
+            long end = regime[2] + (w + 1) * regime[1];
+            if (r + 1 < policy.regimes.size())
+            {
+                end = Math.min(end, policy.regimes.get(r + 1)[2]);
+            }
+            return Math.max(1, end - nowMs);
         }
     }
 
@@ -114,6 +183,12 @@ class ModelCheckTest
         }
         final Map<String, ModelBucket> buckets = new HashMap<>();
         final Map<String, ModelWindow> windows = new HashMap<>();
+        final ModelPolicy[] policies = new ModelPolicy[ACTIONS.length];
+        for (int a = 0; a < ACTIONS.length; a++)
+        {
+            policies[a] = new ModelPolicy(LIMITS[a], WINDOWS_MS[a]);
+        }
+        long publishedAt = Long.MIN_VALUE;
         final Map<String, Long> blocked = new HashMap<>();
         final Map<String, java.util.Deque<String>> trace = new HashMap<>();
         try (Floodgate gate = Floodgate.open(builder.build()))
@@ -133,7 +208,7 @@ class ModelCheckTest
                 }
                 final String where = "seed " + seed + " step " + step + " op " + op + " " + key + ", its history " +
                     history;
-                if (op < 40)
+                if (op < 40 && ACTIONS[a] != PUBLISHED)
                 {
                     final ModelBucket model = buckets.computeIfAbsent(key, k -> new ModelBucket(LIMITS[a],
                         WINDOWS_MS[a], now));
@@ -149,8 +224,7 @@ class ModelCheckTest
                 }
                 else if (op < 80)
                 {
-                    final long expected = windows.computeIfAbsent(key, k -> new ModelWindow(LIMITS[a], WINDOWS_MS[a]))
-                        .check(now);
+                    final long expected = windows.computeIfAbsent(key, k -> new ModelWindow(policies[a])).check(now);
                     assertEquals(expected, gate.checkLimitInCaller(id, ACTIONS[a]), where + " window");
                     blocked.merge(key, expected == 0 ? 0L : 1L, Long::sum);
                 }
@@ -165,13 +239,26 @@ class ModelCheckTest
                 {
                     gate.cleanup();
                 }
-                else if (op < 98)
+                else if (op < 95)
                 {
                     ticker.advanceNanos(random.nextInt(300) * MS + random.nextInt(1_000_000));
                 }
+                else if (op < 97)
+                {
+                    // another process's clock, read a little earlier (never before the last publish: the file
+                    // keeps the regime before the newest, not every older one)
+                    ticker.advanceNanos(-Math.min(random.nextInt(5) * MS, Math.max(0, now - publishedAt)));
+                }
                 else
                 {
-                    ticker.advanceNanos(-random.nextInt(5) * MS); // another process's clock, read a little earlier
+                    // a publish of the window door's action: several may fall inside one window, off and on
+                    final int p = indexOf(PUBLISHED);
+                    final long limit = PUBLISH_LIMITS[random.nextInt(PUBLISH_LIMITS.length)];
+                    final long windowMs = PUBLISH_WINDOWS_MS[random.nextInt(PUBLISH_WINDOWS_MS.length)];
+                    gate.reconfigure(builder.limit(PUBLISHED, limit, windowMs).build());
+                    policies[p].publish(limit, windowMs, Math.floorDiv(now, MS));
+                    publishedAt = now;
+                    history.addLast("published " + limit + "/" + windowMs + " ms");
                 }
                 assertEquals((long)blocked.getOrDefault(key, 0L), gate.blockedCount(id, ACTIONS[a]), where + " blocked");
             }

@@ -200,10 +200,19 @@ public final class TokenBucket
     public long convert(final long tat, final long nowNanos, final TokenBucket to)
     {
         final long debt = debt(tat, nowNanos * scale);
-        final java.math.BigInteger[] qr = java.math.BigInteger.valueOf(debt)
-            .multiply(java.math.BigInteger.valueOf(to.interval))
-            .divideAndRemainder(java.math.BigInteger.valueOf(interval));
-        final long converted = qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
+        final long converted;
+        if (Math.multiplyHigh(debt, to.interval) == 0 && debt * to.interval >= 0)
+        {
+            // the usual case, without allocating: conversions run under a segment's guard
+            converted = -Math.floorDiv(-(debt * to.interval), interval);
+        }
+        else
+        {
+            final java.math.BigInteger[] qr = java.math.BigInteger.valueOf(debt)
+                .multiply(java.math.BigInteger.valueOf(to.interval))
+                .divideAndRemainder(java.math.BigInteger.valueOf(interval));
+            converted = qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
+        }
         return notFrozen(nowNanos * to.scale + Math.min(converted, to.span));
     }
 
