@@ -14,7 +14,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A seeded random mix of both doors over a few keys, with resets of the last key and janitor passes, from
  * several threads. Prints {@code RESULT} with, per door and key, attempts and admissions, and the resets done.
  *
- * <pre>args: file seed threads opsPerThread limit goFile</pre>
+ * <pre>args: file seed threads opsPerThread limit goFile [victim]</pre>
+ * A {@code victim} runs until it is killed and prints each admission ({@code A door key}) as it happens and each
+ * reset before it starts ({@code R}), so a test that SIGKILLs it at a random moment (inside an insert, a reset
+ * or a janitor pass) can still count what it did.
  */
 public final class RandomMix
 {
@@ -32,6 +35,7 @@ public final class RandomMix
         final int ops = Integer.parseInt(args[3]);
         final long limit = Long.parseLong(args[4]);
         final Path go = Path.of(args[5]);
+        final boolean victim = args.length > 6 && args[6].equals("victim");
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(10_000)
             .limit(Action.PUBLISH, limit, FloodgateConfig.MAX_WINDOW_MS).reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).build();
         final AtomicLongArray attempts = new AtomicLongArray(2 * KEYS);
@@ -50,7 +54,7 @@ public final class RandomMix
                 final boolean resetter = t == 0;
                 workers.add(new Thread(() ->
                 {
-                    for (int i = 0; i < ops; i++)
+                    for (int i = 0; victim || i < ops; i++)
                     {
                         try
                         {
@@ -58,6 +62,10 @@ public final class RandomMix
                             final int key = random.nextInt(KEYS);
                             if (op < 2 && resetter)
                             {
+                                if (victim)
+                                {
+                                    announce("R");
+                                }
                                 gate.reset("key-" + (KEYS - 1), Action.PUBLISH);
                                 resets.incrementAndGet(0);
                             }
@@ -74,6 +82,10 @@ public final class RandomMix
                                 if (result == Floodgate.ADMITTED)
                                 {
                                     admitted.incrementAndGet(door * KEYS + key);
+                                    if (victim)
+                                    {
+                                        announce("A " + door + " " + key);
+                                    }
                                 }
                             }
                         }
@@ -93,6 +105,12 @@ public final class RandomMix
         }
         System.out.println("RESULT attempts=" + attempts + " admitted=" + admitted + " resets=" + resets.get(0) +
             " errors=" + errors.get(0));
+    }
+
+    private static synchronized void announce(final String line)
+    {
+        System.out.println(line);
+        System.out.flush();
     }
 
     /**
