@@ -16,8 +16,9 @@ import java.util.TreeMap;
  * left. And the table's blocked counter of that key must equal the refusals the workers counted, so no
  * refusal was lost or counted twice between processes.
  *
- * <p>This holds only when no check was degraded (decided without the table because its guard was busy) and
- * no quota refills during the run: the window door's run must stay inside one window
+ * <p>A check that could not reach its entry in time is refused (the engine's default unreachable rule) and
+ * counted as unreachable instead of in a blocked counter; the refusals must add up across both. This holds only
+ * when no quota refills during the run: the window door's run must stay inside one window
  * and the bucket's emission interval (window / limit) must exceed the run. Callers arrange both.
  */
 public final class Exactness
@@ -106,13 +107,6 @@ public final class Exactness
             }
         }
         final List<String> problems = new ArrayList<>();
-        if (degraded > 0)
-        {
-            // A degraded check was decided without the table (security controls refuse, others admit) and its
-            // refusal is not counted: nothing can be exact, and something kept the table guard over 200 ms.
-            problems.add(action.configPrefix() + ": " + degraded + " checks degraded because the table guard was " +
-                "busy beyond the checks' timeout (an overloaded host, or a stopped process)");
-        }
         int keys = 0;
         long attempts = 0;
         long admitted = 0;
@@ -138,11 +132,19 @@ public final class Exactness
                 problems.add(action.configPrefix() + " " + total.identifier() + ": admitted " + total.admitted() +
                     ", quota allows " + allowed);
             }
-            if (inFile != total.refused())
+            if (inFile > total.refused())
             {
                 problems.add(action.configPrefix() + " " + total.identifier() + ": workers refused " +
                     total.refused() + ", the table's blocked counter says " + inFile);
             }
+        }
+        // A check whose entry (or blocked counter) was unreachable in time (a process holding its segment was
+        // descheduled past the check's wait) is refused without a blocked count, and counted once as
+        // unreachable: every refusal is in exactly one of the two.
+        if (refused != blocked + degraded)
+        {
+            problems.add(action.configPrefix() + ": workers refused " + refused + "; the table counts " + blocked +
+                " in blocked counters and " + degraded + " unreachable");
         }
         return new Verdict(action, keys, limit, attempts, admitted, expected, refused, blocked, List.copyOf(problems));
     }
