@@ -222,7 +222,9 @@ public final class TableGuard
             }
             else
             {
-                LockSupport.parkNanos(20_000L);
+                // a guard held past the first microseconds is held by a slow or stopped process: back off, from
+                // 20 us to 1 ms, so waiters do not take the CPU its holder needs to finish
+                LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(6, (spins - 100) / 16)));
             }
         }
     }
