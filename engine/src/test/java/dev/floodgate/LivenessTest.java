@@ -113,7 +113,7 @@ class LivenessTest
         {
             final List<ProcessHandle> holderTree;
             try (ChildJvm holder = ChildJvm.startWrapped(List.of("unshare", "--pid", "--fork", "--kill-child"),
-                SegmentHolder.class, file.toString(), Integer.toString(segment), "attached"))
+                SegmentHolder.class, file.toString(), Integer.toString(segment), "attached", "forever"))
             {
                 final long pidThere = Long.parseLong(holder.awaitLine("HELD", 120).split(" ")[1]);
                 assertNotEquals(holder.pid(), pidThere, "the holder runs in a pid namespace of its own");

@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * Runs in its own JVM: takes one segment's guard, as a broker stopped (or killed) inside a table operation would
  * hold it, says {@code HELD <pid>} (its pid as it sees it), and keeps it until its standard input closes.
  *
- * <pre>args: file segment [attached|forever]</pre>
+ * <pre>args: file segment [attached] [forever]</pre>
  * With {@code attached}, it also keeps a {@code Floodgate} open on the file, so it is in the process registry;
  * with {@code forever}, it holds until killed (for a holder whose standard input is not the test's).
  */
@@ -23,8 +23,8 @@ public final class SegmentHolder
 
     public static void main(final String[] args) throws IOException
     {
-        final String mode = args.length > 2 ? args[2] : "";
-        final Floodgate attached = mode.equals("attached") ? Floodgate.open(FloodgateConfig.builder()
+        final java.util.List<String> modes = java.util.Arrays.asList(args).subList(2, args.length);
+        final Floodgate attached = modes.contains("attached") ? Floodgate.open(FloodgateConfig.builder()
             .file(Path.of(args[0])).capacity(1_000).build()) : null;
         try (QuotaTable table = QuotaTable.open(Path.of(args[0]), 1_000, 2, false, System.nanoTime()))
         {
@@ -35,7 +35,7 @@ public final class SegmentHolder
             }
             System.out.println("HELD " + ProcessHandle.current().pid());
             System.out.flush();
-            if (mode.equals("forever"))
+            if (modes.contains("forever"))
             {
                 java.util.concurrent.locks.LockSupport.parkNanos(600_000_000_000L); // the test kills us first
             }
