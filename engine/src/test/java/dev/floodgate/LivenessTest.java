@@ -60,6 +60,18 @@ class LivenessTest
         }
     }
 
+    /** Checks until admitted: only a refusal for an unreachable entry (50 ms) may come first. */
+    private static void awaitAdmitted(final java.util.function.LongSupplier check, final String what)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long result;
+        while ((result = check.getAsLong()) != Floodgate.ADMITTED)
+        {
+            assertEquals(UNREACHABLE_MS, result, what + ": only an unreachable refusal may come first");
+            assertTrue(System.nanoTime() < deadline, what + " within a minute");
+        }
+    }
+
     private static void kill(final long pid) throws Exception
     {
         final Process kill = new ProcessBuilder("kill", "-KILL", Long.toString(pid)).inheritIO().start();
@@ -95,8 +107,9 @@ class LivenessTest
                 "a zombie still reads as alive by pid: the trap this test is about");
             try (Floodgate gate = Floodgate.open(config(file)))
             {
-                assertEquals(Floodgate.ADMITTED, gate.checkLimit(ip, Action.AUTH),
-                    "the zombie's guard was taken over: the check reached its entry");
+                // on a loaded host a check may be descheduled past its 50 ms wait before it looks at the
+                // holder: it is then refused for 50 ms (counted), and a later one takes the guard over
+                awaitAdmitted(() -> gate.checkLimit(ip, Action.AUTH), "the zombie's guard was taken over");
                 assertEquals(1, gate.stats().guardRepairs(), "and the takeover was counted");
             }
         }
@@ -136,9 +149,10 @@ class LivenessTest
             // the holder is gone (unshare's child is killed with it): its guard is taken over at the next check
             for (int i = 0; i < 3; i++)
             {
-                assertEquals(Floodgate.ADMITTED, gate.checkLimitInCaller(user, Action.PUBLISH));
+                awaitAdmitted(() -> gate.checkLimitInCaller(user, Action.PUBLISH), "admitted after the takeover");
             }
-            assertTrue(gate.checkLimitInCaller(user, Action.PUBLISH) >= 1, "and the quota is exact: 3 of 3 spent");
+            assertTrue(gate.checkLimitInCaller(user, Action.PUBLISH) > UNREACHABLE_MS,
+                "and the quota is exact: 3 of 3 spent, refused until the window ends");
             assertEquals(1, gate.stats().guardRepairs());
             gate.cleanup();
             assertEquals(1, gate.stats().attachedProcesses(), "the dead holder's registry slot is freed");
