@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.door.CheckCounters;
+import dev.floodgate.door.CheckResult;
 import dev.floodgate.door.CoarseClock;
 import dev.floodgate.door.PolicyPlanner;
 import dev.floodgate.door.Doors;
@@ -55,13 +56,13 @@ import java.util.concurrent.TimeUnit;
 public final class Floodgate implements AutoCloseable
 {
     /** The result of an admitted check. */
-    public static final long ADMITTED = 0;
+    public static final long ADMITTED = CheckResult.ADMITTED;
     /**
      * The result of a charge whose cost exceeds the whole limit: it can never succeed, whatever the wait, so
      * no retry-after is given. Counted apart in {@link Stats.Checks#never()}. As a retry-after it reads
      * "forever", so callers that treat any non-zero result as a refusal need no special case.
      */
-    public static final long NEVER = Long.MAX_VALUE;
+    public static final long NEVER = CheckResult.NEVER;
     /** Environment variable that, set to {@code publish}, makes {@link #open} publish its configuration. */
     public static final String POLICY_ENV = "FLOODGATE_POLICY";
     /** System property equivalent of {@link #POLICY_ENV}. */
@@ -140,7 +141,7 @@ public final class Floodgate implements AutoCloseable
      *
      * @param config the configuration.
      * @return an open instance; close it to detach.
-     * @throws dev.floodgate.store.FloodgateFileException naming the file and why it cannot be used.
+     * @throws FloodgateFileException naming the file and why it cannot be used.
      */
     public static Floodgate open(final FloodgateConfig config)
     {
@@ -160,6 +161,25 @@ public final class Floodgate implements AutoCloseable
     }
 
     /**
+     * Creates the configured file as {@link #open} would, or checks an existing one, without attaching to it or
+     * publishing a policy: the first JVM to {@link #open} it publishes its configuration's. For tools that
+     * prepare a table other JVMs will share.
+     *
+     * @param config the file, its capacity and whether it is group-readable; its limits are ignored.
+     * @return the shard count fixed in the file.
+     * @throws FloodgateFileException naming the file and why it cannot be used.
+     */
+    public static int createFile(final FloodgateConfig config)
+    {
+        Objects.requireNonNull(config, "config");
+        try (QuotaTable table = QuotaTable.open(config.file(), config.capacity(),
+            Runtime.getRuntime().availableProcessors(), config.groupReadable(), config.ticker().nanos()))
+        {
+            return table.shards();
+        }
+    }
+
+    /**
      * Maps an existing file as an operator's tool does: adopts the file's policy whatever
      * {@code FLOODGATE_POLICY} says, never publishes one and logs nothing about it. The configuration's limits
      * are ignored, so a tool that only resets or republishes part of the policy never imposes its own defaults
@@ -167,7 +187,7 @@ public final class Floodgate implements AutoCloseable
      *
      * @param config the file and capacity; its limits, windows and modes are ignored.
      * @return an open instance; close it to detach.
-     * @throws dev.floodgate.store.FloodgateFileException naming the file and why it cannot be used, including a
+     * @throws FloodgateFileException naming the file and why it cannot be used, including a
      *                                                    file that has no policy yet.
      */
     public static Floodgate openAdopting(final FloodgateConfig config)
@@ -179,7 +199,7 @@ public final class Floodgate implements AutoCloseable
         {
             if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)
             {
-                throw new dev.floodgate.store.FloodgateFileException(config.file(), "has no policy yet (the " +
+                throw new FloodgateFileException(config.file(), "has no policy yet (the " +
                     "first JVM to open it publishes one); try again once a broker has opened it", null);
             }
             return new Floodgate(config, table);
@@ -219,7 +239,7 @@ public final class Floodgate implements AutoCloseable
     public long checkLimit(final CharSequence identifier, final Action action, final long cost)
     {
         Objects.requireNonNull(identifier, "identifier");
-        requireCost(cost);
+        Charge.requireCost(cost);
         if (!enabled)
         {
             return ADMITTED;
@@ -265,7 +285,7 @@ public final class Floodgate implements AutoCloseable
     public long checkLimitInCaller(final CharSequence identifier, final Action action, final long cost)
     {
         Objects.requireNonNull(identifier, "identifier");
-        requireCost(cost);
+        Charge.requireCost(cost);
         if (!enabled)
         {
             return ADMITTED;
@@ -489,25 +509,7 @@ public final class Floodgate implements AutoCloseable
     {
         ensureOpen();
         counters.flush(counterRegion, registrySlot);
-        return readChecks(table.header());
-    }
-
-    /**
-     * @param header a file's record.
-     * @return its per-action check counters, read without any lock.
-     */
-    public static Map<Action, Stats.Checks> readChecks(final FileHeader header)
-    {
-        final CounterRegion region = new CounterRegion(header);
-        final Map<Action, Stats.Checks> checks = new EnumMap<>(Action.class);
-        for (final Action action : Action.values())
-        {
-            final int a = action.ordinal();
-            checks.put(action, new Stats.Checks(region.totalVolatile(a, CounterRegion.ADMITTED),
-                region.totalVolatile(a, CounterRegion.REFUSED), region.totalVolatile(a, CounterRegion.SHADOWED),
-                region.totalVolatile(a, CounterRegion.NEVER)));
-        }
-        return Map.copyOf(checks);
+        return counterRegion.checksVolatile();
     }
 
     /**
@@ -638,18 +640,6 @@ public final class Floodgate implements AutoCloseable
     }
 
     /**
-     * @param cost a charge's cost.
-     * @throws IllegalArgumentException naming the value when it is below 1.
-     */
-    static void requireCost(final long cost)
-    {
-        if (cost < 1)
-        {
-            throw new IllegalArgumentException("cost=" + cost + ": expected at least 1");
-        }
-    }
-
-    /**
      * Publishes the file's first policy, or this configuration's when {@code FLOODGATE_POLICY=publish}
      * ({@code floodgate.policy=publish}); otherwise adopts the file's and logs each key where this JVM's
      * configuration differs.
@@ -698,7 +688,7 @@ public final class Floodgate implements AutoCloseable
         final PolicyRegion region = new PolicyRegion(table.header(), actions);
         if (!table.guard().acquirePolicy(QuotaTable.TOOL_TIMEOUT_NANOS))
         {
-            throw new dev.floodgate.store.TableBusyException(table.file() + ": another live process held the " +
+            throw new TableBusyException(table.file() + ": another live process held the " +
                 "policy guard for " + QuotaTable.TOOL_TIMEOUT_NANOS / 1_000_000 + " ms; the policy was not published");
         }
         try

@@ -1,5 +1,7 @@
 package dev.floodgate;
 
+import dev.floodgate.door.TokenBucket;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -112,6 +114,17 @@ public final class FloodgateConfig
         this.groupReadable = builder.groupReadable;
         this.admitWhenUnreachable = builder.admitWhenUnreachable.clone();
         this.unreachableRetryAfterMs = builder.unreachableRetryAfterMs;
+    }
+
+    /**
+     * @param limit    a bucket's limit.
+     * @param windowMs its window.
+     * @return whether {@link Floodgate#checkLimit} enforces {@code limit} per {@code windowMs} exactly: the rule a
+     * configuration's limits are validated against, for tools that choose a rate themselves.
+     */
+    public static boolean isExactBucketRate(final long limit, final long windowMs)
+    {
+        return TokenBucket.fits(limit, windowMs);
     }
 
     /**
@@ -691,12 +704,12 @@ public final class FloodgateConfig
                 limitExpected(action));
             check(limit.windowMs() >= 1 && limit.windowMs() <= MAX_WINDOW_MS, names.apply(windowKey(action)),
                 limit.windowMs(), WINDOW_EXPECTED);
-            if (limit.limit() > 0 && !dev.floodgate.door.TokenBucket.fits(limit.limit(), limit.windowMs()))
+            if (limit.limit() > 0 && !isExactBucketRate(limit.limit(), limit.windowMs()))
             {
                 throw new IllegalArgumentException(names.apply(limitKey(action)) + "=" + limit.limit() + " with " +
                     names.apply(windowKey(action)) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
                     "exactly; expected limit / gcd(limit, window in ns) at most " +
-                    dev.floodgate.door.TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
+                    TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
             }
         }
 

@@ -2,7 +2,6 @@ package dev.floodgate.door;
 
 import dev.floodgate.Action;
 import dev.floodgate.Charge;
-import dev.floodgate.Floodgate;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.EntryLayout;
@@ -10,7 +9,7 @@ import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
-import dev.floodgate.store.TableBusyException;
+import dev.floodgate.TableBusyException;
 import dev.floodgate.store.TableFullException;
 
 import java.util.List;
@@ -77,7 +76,7 @@ public final class Doors
      * @param counters    this process's check counters.
      * @param onTableFull asked (without waiting) to reclaim idle entries when a check finds the table full.
      * @param unreachable per action ordinal, what a check answers when it cannot reach its entry in time:
-     *                    {@link Floodgate#ADMITTED} or a retry-after in ms.
+     *                    {@link CheckResult#ADMITTED} or a retry-after in ms.
      */
     public Doors(final QuotaTable table, final long capacity, final Ticker ticker, final CoarseClock clock,
         final CheckCounters counters, final Runnable onTableFull, final long[] unreachable)
@@ -130,7 +129,7 @@ public final class Doors
      * @param identifier who.
      * @param action     what.
      * @param cost       tokens, at least 1.
-     * @return {@link Floodgate#ADMITTED}, the retry-after in milliseconds, or {@link Floodgate#NEVER}.
+     * @return {@link CheckResult#ADMITTED}, the retry-after in milliseconds, or {@link CheckResult#NEVER}.
      */
     public long checkBucket(final CharSequence identifier, final Action action, final long cost)
     {
@@ -138,7 +137,7 @@ public final class Doors
         final int a = action.ordinal();
         if (rule.isOff())
         {
-            return Floodgate.ADMITTED; // not counted: an action switched off must cost next to nothing
+            return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
         }
         final int hash = QuotaCache.hash(identifier);
         if (cost > rule.limit)
@@ -184,7 +183,7 @@ public final class Doors
      * @param identifier who.
      * @param action     what.
      * @param cost       tokens, at least 1; all or nothing.
-     * @return {@link Floodgate#ADMITTED}, the milliseconds to the window's end, or {@link Floodgate#NEVER}.
+     * @return {@link CheckResult#ADMITTED}, the milliseconds to the window's end, or {@link CheckResult#NEVER}.
      */
     public long checkWindow(final CharSequence identifier, final Action action, final long cost)
     {
@@ -200,7 +199,7 @@ public final class Doors
             final long limit = cursor.regime().limit();
             if (limit == 0 && policyRegion.generationAcquire() == policy.generation())
             {
-                return Floodgate.ADMITTED; // switched off: not counted, not even hashed; it must cost next to nothing
+                return CheckResult.ADMITTED; // switched off: not counted, not even hashed; it must cost next to nothing
             }
             final int hash = QuotaCache.hash(identifier);
             if (limit == 0 || cost > limit)
@@ -222,7 +221,7 @@ public final class Doors
             if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
             {
                 return outcome(identifier, hash, action, rule,
-                    claimed == WindowClaim.ADMITTED ? Floodgate.ADMITTED : Math.max(1, cursor.endMs() - nowMs),
+                    claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED : Math.max(1, cursor.endMs() - nowMs),
                     nowNanos);
             }
             // STALE_ENTRY: the cached slot fails isCurrent and is resolved again; STALE_POLICY: reloaded above
@@ -251,7 +250,7 @@ public final class Doors
      * with several quotas).
      *
      * @param charges the quotas.
-     * @return {@link Floodgate#ADMITTED}, or the refusing charge's result.
+     * @return {@link CheckResult#ADMITTED}, or the refusing charge's result.
      */
     public long charge(final List<Charge> charges)
     {
@@ -264,13 +263,13 @@ public final class Doors
                 return record(charges, policy, charging);
             }
         }
-        long refusal = Floodgate.ADMITTED;
+        long refusal = CheckResult.ADMITTED;
         final PolicySnapshot policy = policy();
         for (final Charge c : charges)
         {
             final ActionRule rule = policy.rule(c.action());
             final long result = unavailable(c.action(), rule);
-            refusal = refusal == Floodgate.ADMITTED ? result : refusal;
+            refusal = refusal == CheckResult.ADMITTED ? result : refusal;
         }
         return refusal;
     }
@@ -310,7 +309,7 @@ public final class Doors
             final Charge c = charges.get(i);
             final ActionRule rule = policy.rule(c.action());
             charging.slots[i] = null;
-            charging.results[i] = Floodgate.ADMITTED;
+            charging.results[i] = CheckResult.ADMITTED;
             charging.nows[i] = c.bucket() ? ticker.nanos() : clock.nanos();
             charging.off[i] = c.bucket() ? rule.isOff() :
                 rule.cursor(Math.floorDiv(charging.nows[i], 1_000_000L)).regime().limit() == 0;
@@ -324,7 +323,7 @@ public final class Doors
             final long result;
             if (c.bucket())
             {
-                result = c.cost() > rule.limit ? Floodgate.NEVER :
+                result = c.cost() > rule.limit ? CheckResult.NEVER :
                     chargeBucket(c, hash, kindAction, index, rule, charging.nows[i], charging.slots, i);
             }
             else
@@ -333,7 +332,7 @@ public final class Doors
                 final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
                 if (c.cost() > cursor.regime().limit())
                 {
-                    result = Floodgate.NEVER;
+                    result = CheckResult.NEVER;
                 }
                 else
                 {
@@ -343,7 +342,7 @@ public final class Doors
                 }
             }
             charging.results[i] = result;
-            if (result != Floodgate.ADMITTED && !stale && !rule.shadow)
+            if (result != CheckResult.ADMITTED && !stale && !rule.shadow)
             {
                 charging.refused = i;
             }
@@ -378,7 +377,7 @@ public final class Doors
             {
                 case WindowClaim.ADMITTED:
                     charging.slots[i] = slot;
-                    return Floodgate.ADMITTED;
+                    return CheckResult.ADMITTED;
                 case WindowClaim.REFUSED:
                     return retryAfterMs;
                 case WindowClaim.STALE_POLICY:
@@ -430,10 +429,10 @@ public final class Doors
                 continue; // switched off: not counted, like the one-action doors
             }
             final long result = charging.results[i];
-            if (result != Floodgate.ADMITTED && (refused < 0 || i <= refused))
+            if (result != CheckResult.ADMITTED && (refused < 0 || i <= refused))
             {
                 recordRefusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(), charging.nows[i]);
-                if (result == Floodgate.NEVER)
+                if (result == CheckResult.NEVER)
                 {
                     counters.increment(a, CounterRegion.NEVER);
                 }
@@ -446,7 +445,7 @@ public final class Doors
             }
             counters.increment(a, refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
         }
-        return refused < 0 ? Floodgate.ADMITTED : charging.results[refused];
+        return refused < 0 ? CheckResult.ADMITTED : charging.results[refused];
     }
 
     private long chargeBucket(final Charge c, final int hash, final int kindAction, final int index,
@@ -468,7 +467,7 @@ public final class Doors
                 EntryLayout.GENERATION_OFFSET, slot.generation);
             if (result != TokenBucket.STALE)
             {
-                slots[i] = result == Floodgate.ADMITTED ? slot : null;
+                slots[i] = result == CheckResult.ADMITTED ? slot : null;
                 return result;
             }
             slot = null;
@@ -480,17 +479,17 @@ public final class Doors
         final long result, final long nowNanos)
     {
         final int a = action.ordinal();
-        if (result == Floodgate.ADMITTED)
+        if (result == CheckResult.ADMITTED)
         {
             counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
+            return CheckResult.ADMITTED;
         }
         recordRefusal(identifier, hash, action, nowNanos);
         if (rule.shadow)
         {
             counters.increment(a, CounterRegion.SHADOWED);
             counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
+            return CheckResult.ADMITTED;
         }
         counters.increment(a, CounterRegion.REFUSED);
         return result;
@@ -506,10 +505,10 @@ public final class Doors
         {
             counters.increment(a, CounterRegion.SHADOWED);
             counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
+            return CheckResult.ADMITTED;
         }
         counters.increment(a, CounterRegion.REFUSED);
-        return Floodgate.NEVER;
+        return CheckResult.NEVER;
     }
 
     private void recordRefusal(final CharSequence identifier, final int hash, final Action action, final long now)
@@ -578,7 +577,7 @@ public final class Doors
     private long unavailable(final Action action, final ActionRule rule)
     {
         final long result = unavailableResult(action, rule);
-        counters.increment(action.ordinal(), result == Floodgate.ADMITTED ? CounterRegion.ADMITTED :
+        counters.increment(action.ordinal(), result == CheckResult.ADMITTED ? CounterRegion.ADMITTED :
             CounterRegion.REFUSED);
         return result;
     }

@@ -1,6 +1,5 @@
 package dev.floodgate.door;
 
-import dev.floodgate.Floodgate;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -84,7 +83,7 @@ public final class TokenBucket
      * @param buffer   the entry's value.
      * @param offset   the TAT word's offset.
      * @param nowNanos monotonic time.
-     * @return {@link Floodgate#ADMITTED}, or the milliseconds until the next whole token (at least 1).
+     * @return {@link CheckResult#ADMITTED}, or the milliseconds until the next whole token (at least 1).
      */
     public long tryAcquire(final AtomicBuffer buffer, final int offset, final long nowNanos)
     {
@@ -99,7 +98,7 @@ public final class TokenBucket
             }
             if (buffer.compareAndSetLong(offset, tat, now + debt + interval))
             {
-                return Floodgate.ADMITTED;
+                return CheckResult.ADMITTED;
             }
         }
     }
@@ -124,7 +123,7 @@ public final class TokenBucket
      * @param cost         tokens, 1 to limit.
      * @param genOffset    the generation word's offset.
      * @param generation   the generation the caller's units belong to.
-     * @return {@link Floodgate#ADMITTED}, the milliseconds until {@code cost} tokens are available, or
+     * @return {@link CheckResult#ADMITTED}, the milliseconds until {@code cost} tokens are available, or
      * {@link #STALE} when the generation changed (resolve again).
      */
     public long tryAcquire(final AtomicBuffer buffer, final int offset, final dev.floodgate.Ticker clock,
@@ -147,7 +146,7 @@ public final class TokenBucket
             }
             if (buffer.compareAndSetLong(offset, tat, notFrozen(now + debt + increment)))
             {
-                return Floodgate.ADMITTED;
+                return CheckResult.ADMITTED;
             }
         }
     }

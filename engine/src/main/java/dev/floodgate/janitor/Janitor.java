@@ -9,7 +9,7 @@ import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
-import dev.floodgate.store.TableBusyException;
+import dev.floodgate.TableBusyException;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.floodgate.store;
 
+import dev.floodgate.TableBusyException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.Action;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;

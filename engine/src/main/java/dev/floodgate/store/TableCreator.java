@@ -1,5 +1,6 @@
 package dev.floodgate.store;
 
+import dev.floodgate.FloodgateFileException;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -5,7 +5,7 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.ManualTicker;
 import dev.floodgate.store.EntryLayout;
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.QuotaTable;
 import org.junit.jupiter.api.Test;

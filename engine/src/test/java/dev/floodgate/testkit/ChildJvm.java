@@ -1,6 +1,6 @@
 package dev.floodgate.testkit;
 
-import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.JvmFlags;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.floodgate.tools;
 
-import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.JvmFlags;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
