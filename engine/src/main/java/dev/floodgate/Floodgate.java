@@ -11,7 +11,7 @@ import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.reader.TableCounters;
 import dev.floodgate.reader.TableEntry;
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.KeyHasher;
@@ -393,32 +393,30 @@ public final class Floodgate implements AutoCloseable
         Objects.requireNonNull(action, "action");
         final List<String> removed = new ArrayList<>(3);
         final KeyHasher hasher = table.hasher();
-        for (final byte kind : new byte[] {EntryLayout.KIND_BUCKET, EntryLayout.KIND_WINDOW, EntryLayout.KIND_BLOCKED})
+        for (final byte kind : new byte[] {Entry.KIND_BUCKET, Entry.KIND_WINDOW, Entry.KIND_BLOCKED})
         {
             final int outcome = table.withWriteLock(hasher.key(identifier, action, kind), value ->
             {
-                if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
+                if (value.isTombstonedVolatile())
                 {
                     return false;
                 }
                 final long now = config.ticker().nanos();
-                if (kind == EntryLayout.KIND_BUCKET)
+                if (kind == Entry.KIND_BUCKET)
                 {
-                    value.putLongVolatile(EntryLayout.STATE_OFFSET, new TokenBucket(
-                        value.getLong(EntryLayout.LIMIT_OFFSET), value.getLong(EntryLayout.WINDOW_MS_OFFSET))
-                        .fullWord(now));
+                    value.putBucketTatVolatile(new TokenBucket(value.limit(), value.windowMs()).fullWord(now));
                 }
                 else
                 {
-                    for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
+                    for (int shard = 0, n = value.shards(); shard < n; shard++)
                     {
-                        value.putLongVolatile(EntryLayout.shardOffset(shard), 0); // window words, blocked stripes
+                        value.putShardVolatile(shard, 0); // window words, blocked stripes
                     }
                 }
                 // A reset entry is logically gone: checks holding its address go back to the table, and the
                 // janitor removes it after the grace period unless a check revives it first.
-                EntryLayout.tombstone(value, now);
-                removed.add(kind == EntryLayout.KIND_BUCKET ? "bucket" : kind == EntryLayout.KIND_WINDOW ?
+                value.tombstoneVolatile(now);
+                removed.add(kind == Entry.KIND_BUCKET ? "bucket" : kind == Entry.KIND_WINDOW ?
                     "window" : "blocked");
                 return false;
             });
@@ -437,7 +435,7 @@ public final class Floodgate implements AutoCloseable
         ensureOpen();
         requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
-        return table.readValue(EntryLayout.KIND_BLOCKED, action, identifier, EntryLayout::blockedCount, 0);
+        return table.readValue(Entry.KIND_BLOCKED, action, identifier, Entry::blockedCountVolatile, 0);
     }
 
     /**

@@ -4,7 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.Charge;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.CounterRegion;
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
@@ -29,7 +29,7 @@ import java.util.List;
  * to the old one), the version; a process killed at any step leaves a state the next locker finishes or undoes.
  * A check in any process, on either policy, reads the TAT word and then the generation before its
  * compare-and-set
- * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, dev.floodgate.Ticker, long, int, long)}):
+ * ({@link TokenBucket#tryAcquire(Entry, dev.floodgate.Ticker, long, long)}):
  * if it read the frozen or converted word it sees the new generation and resolves again; if it read the old
  * word its compare-and-set either lands first (and its token is converted with the debt) or fails. So no
  * check applies one policy's units to the other's word, and the tokens already spent carry over.
@@ -48,9 +48,9 @@ import java.util.List;
  */
 public final class Doors
 {
-    private static final int BUCKET = EntryLayout.KIND_BUCKET << 8;
-    private static final int WINDOW = EntryLayout.KIND_WINDOW << 8;
-    private static final int BLOCKED = EntryLayout.KIND_BLOCKED << 8;
+    private static final int BUCKET = Entry.KIND_BUCKET << 8;
+    private static final int WINDOW = Entry.KIND_WINDOW << 8;
+    private static final int BLOCKED = Entry.KIND_BLOCKED << 8;
     private static final long TOUCH_GRANULARITY_NANOS = 1_000_000_000L;
     private static final int ACTIONS = Action.values().length;
     /** Tries of one check when the policy or the entry changes under it, before it degrades. */
@@ -162,8 +162,7 @@ public final class Doors
                     return unavailable(action, rule);
                 }
             }
-            result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, ticker, cost,
-                EntryLayout.GENERATION_OFFSET, slot.generation);
+            result = slot.bucket.tryAcquire(slot.entry, ticker, cost, slot.generation);
             slot = result == TokenBucket.STALE ? null : slot;
         }
         if (result == TokenBucket.STALE)
@@ -216,7 +215,7 @@ public final class Doors
             {
                 return unavailable(action, rule);
             }
-            final int claimed = WindowClaim.claim(slot.buffer, slot.generation, policyRegion, policy.generation(),
+            final int claimed = WindowClaim.claim(slot.entry, slot.generation, policyRegion, policy.generation(),
                 rule, cursor.number(), cost, cost == 1 ? null : scratch.get(), false);
             if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
             {
@@ -371,7 +370,7 @@ public final class Doors
             {
                 return unavailableResult(c.action(), rule);
             }
-            final int claimed = WindowClaim.claim(slot.buffer, slot.generation, policyRegion, policy.generation(),
+            final int claimed = WindowClaim.claim(slot.entry, slot.generation, policyRegion, policy.generation(),
                 rule, number, c.cost(), receipts, true);
             switch (claimed)
             {
@@ -401,12 +400,11 @@ public final class Doors
             final Charge c = charges.get(i);
             if (c.bucket())
             {
-                slot.bucket.giveBack(slot.buffer, EntryLayout.STATE_OFFSET, charging.nows[i], c.cost(),
-                    EntryLayout.GENERATION_OFFSET, slot.generation);
+                slot.bucket.giveBack(slot.entry, charging.nows[i], c.cost(), slot.generation);
             }
             else
             {
-                WindowClaim.giveBack(slot.buffer, slot.generation, charging.receipts[i], shards);
+                WindowClaim.giveBack(slot.entry, slot.generation, charging.receipts[i], shards);
             }
             charging.slots[i] = null;
         }
@@ -463,8 +461,7 @@ public final class Doors
             {
                 return unavailableResult(c.action(), rule);
             }
-            final long result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, ticker, c.cost(),
-                EntryLayout.GENERATION_OFFSET, slot.generation);
+            final long result = slot.bucket.tryAcquire(slot.entry, ticker, c.cost(), slot.generation);
             if (result != TokenBucket.STALE)
             {
                 slots[i] = result == CheckResult.ADMITTED ? slot : null;
@@ -526,7 +523,7 @@ public final class Doors
                     return; // counted by resolve; the refusal itself stands
                 }
             }
-            if (addRefusal(slot.buffer, slot.generation, ShardProbe.shard(ShardProbe.probe(), shards), now))
+            if (addRefusal(slot.entry, slot.generation, ShardProbe.shard(ShardProbe.probe(), shards), now))
             {
                 return;
             }
@@ -537,34 +534,21 @@ public final class Doors
     /**
      * Adds one refusal to a blocked counter's shard and, at most once a second, stores the touch time: striped
      * so racing refusals from several CPUs add to different lines, and the generation line every check reads
-     * stays shared instead of bouncing on each refusal. Both writes load their word, then the generation
-     * (acquire), then compare-and-set. A compare-and-set loop rather than check-then-add: an add has no
-     * expected value, so one that stalls after its generation check lands on whatever the memory became; a
-     * compare-and-set lands only on the word it read from the live entry.
+     * stays shared instead of bouncing on each refusal. Both writes are generation-checked
+     * ({@link Entry#addRefusalIfCurrent}, {@link Entry#touchIfCurrent}).
      *
      * @return false when the generation changed before the count landed (nothing written: resolve again).
      */
-    static boolean addRefusal(final org.agrona.concurrent.AtomicBuffer buffer, final long generation,
-        final int shard, final long now)
+    static boolean addRefusal(final Entry entry, final long generation, final int shard, final long now)
     {
-        final int offset = EntryLayout.shardOffset(shard);
-        while (true)
+        if (!entry.addRefusalIfCurrent(generation, shard))
         {
-            final long count = buffer.getLongVolatile(offset);
-            if (buffer.getLongAcquire(EntryLayout.GENERATION_OFFSET) != generation)
-            {
-                return false;
-            }
-            if (buffer.compareAndSetLong(offset, count, count + 1))
-            {
-                break;
-            }
+            return false;
         }
-        final long touched = buffer.getLongVolatile(EntryLayout.TOUCHED_OFFSET);
-        if (now - touched > TOUCH_GRANULARITY_NANOS &&
-            buffer.getLongAcquire(EntryLayout.GENERATION_OFFSET) == generation)
+        final long touched = entry.touchedVolatile();
+        if (now - touched > TOUCH_GRANULARITY_NANOS)
         {
-            buffer.compareAndSetLong(EntryLayout.TOUCHED_OFFSET, touched, now); // losing to another touch is as good
+            entry.touchIfCurrent(generation, touched, now);
         }
         return true;
     }
@@ -597,7 +581,7 @@ public final class Doors
         final String id = identifier.toString();
         final byte kind = (byte)(kindAction >>> 8);
         final long now = ticker.nanos();
-        final boolean bucket = kind == EntryLayout.KIND_BUCKET;
+        final boolean bucket = kind == Entry.KIND_BUCKET;
         final long limit = rule == null ? 0 : rule.limit;
         final long windowMs = rule == null ? 0 : rule.windowMs;
         final long version = rule == null ? 0 : rule.version;
@@ -630,7 +614,7 @@ public final class Doors
     }
 
     /** Converts a bucket's TAT word to the rule's units; under the segment's update lock. See the class doc. */
-    private void upgrade(final org.agrona.concurrent.UnsafeBuffer value, final FileHeader header,
+    private void upgrade(final Entry value, final FileHeader header,
         final ActionRule rule)
     {
         BucketConversion.run(value, header::nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
- * ({@link EntryLayout}), plus the file's own record ({@link FileHeader}), as one process maps it for writing.
+ * ({@link Entry}), plus the file's own record ({@link FileHeader}), as one process maps it for writing.
  *
  * <p>Every method here takes a segment's guard ({@link TableGuard}) and Chronicle lock and belongs on a cold
  * path: first sight of a key in a process, inserts, resets, the janitor. Checks on warm keys use the addresses
@@ -50,6 +50,8 @@ public final class QuotaTable implements AutoCloseable
     private final int shards;
     private final long capacity;
     private final ThreadLocal<UnsafeBuffer> scratch = ThreadLocal.withInitial(() -> new UnsafeBuffer(0, 0));
+    /** Wraps {@link #scratch}: the entry a locked operation hands its callback. */
+    private final ThreadLocal<Entry> scratchEntry = ThreadLocal.withInitial(Entry::new);
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean detached;
     private boolean unmapped; // guarded by this
@@ -380,7 +382,7 @@ public final class QuotaTable implements AutoCloseable
         final CharSequence identifier, final long limit, final long windowMs, final long version,
         final long initialState, final long nowNanos, final Upgrade upgrade) throws TableFullException
     {
-        final byte[] fresh = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
+        final byte[] fresh = Entry.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
             version, initialState, identifier, shards);
         final UnsafeBuffer buffer = scratch.get();
         int outcome = 0; // 1: segment busy, 2: allocation busy, 3: full by count, 4: full by tiers
@@ -408,21 +410,21 @@ public final class QuotaTable implements AutoCloseable
                 }
                 if (entry != null)
                 {
-                    wrap(entry.value(), buffer);
-                    if (buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
+                    final Entry located = scratchEntry.get().wrap(wrap(entry.value(), buffer));
+                    if (located.isTombstonedVolatile())
                     {
-                        buffer.putLongRelease(EntryLayout.GENERATION_OFFSET, header.nextGeneration());
+                        located.publishGenerationRelease(header.nextGeneration());
                         header.addCounter(FileHeader.REVIVED_OFFSET, 1);
                     }
                     if (upgrade != null)
                     {
-                        upgrade.apply(buffer, header);
+                        upgrade.apply(located, header);
                     }
                     // read together under the lock: a conversion changes generation and units together
-                    generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
-                    entryLimit = buffer.getLong(EntryLayout.LIMIT_OFFSET);
-                    entryWindowMs = buffer.getLong(EntryLayout.WINDOW_MS_OFFSET);
-                    entryVersion = buffer.getInt(EntryLayout.UNITS_VERSION_OFFSET);
+                    generation = located.generationVolatile();
+                    entryLimit = located.limit();
+                    entryWindowMs = located.windowMs();
+                    entryVersion = located.unitsVersion();
                 }
             }
         }
@@ -446,7 +448,7 @@ public final class QuotaTable implements AutoCloseable
             case 4:
                 throw new TableFullException(file + ": its segment has no room left and no tier can be added");
             default:
-                return new Resolved(new UnsafeBuffer(buffer.addressOffset(), buffer.capacity()), generation,
+                return new Resolved(new Entry(new UnsafeBuffer(buffer.addressOffset(), buffer.capacity())), generation,
                     entryLimit, entryWindowMs, entryVersion);
         }
     }
@@ -491,7 +493,7 @@ public final class QuotaTable implements AutoCloseable
      * @return the reader's result, or {@code absent} when there is no live entry.
      */
     public long readValue(final byte kind, final Action action, final CharSequence identifier,
-        final java.util.function.ToLongFunction<UnsafeBuffer> reader, final long absent)
+        final java.util.function.ToLongFunction<Entry> reader, final long absent)
     {
         final long timeoutNanos = TOOL_TIMEOUT_NANOS;
         final byte[] key = hasher.key(identifier, action, kind);
@@ -507,9 +509,8 @@ public final class QuotaTable implements AutoCloseable
             {
                 return absent;
             }
-            wrap(entry.value(), buffer);
-            return buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE ? absent :
-                reader.applyAsLong(buffer);
+            final Entry found = scratchEntry.get().wrap(wrap(entry.value(), buffer));
+            return found.isTombstonedVolatile() ? absent : reader.applyAsLong(found);
         }
         finally
         {
@@ -535,7 +536,7 @@ public final class QuotaTable implements AutoCloseable
          * @param value  the entry's value in the file.
          * @param header the file's record (for a new generation).
          */
-        void apply(UnsafeBuffer value, FileHeader header);
+        void apply(Entry value, FileHeader header);
     }
 
     /** Called with an entry's value under its segment's write lock. */
@@ -546,7 +547,7 @@ public final class QuotaTable implements AutoCloseable
          * @param value the entry's value in the file.
          * @return true to remove the entry.
          */
-        boolean apply(UnsafeBuffer value);
+        boolean apply(Entry value);
     }
 
     /**
@@ -581,7 +582,7 @@ public final class QuotaTable implements AutoCloseable
             {
                 return 0;
             }
-            if (action.apply(wrap(entry.value(), buffer)))
+            if (action.apply(scratchEntry.get().wrap(wrap(entry.value(), buffer))))
             {
                 c.remove(entry);
                 guard.addSegmentEntries(segment, -1);
@@ -637,7 +638,7 @@ public final class QuotaTable implements AutoCloseable
          * @param key   the entry's 16 key bytes, in the file.
          * @param value the entry's value, in the file.
          */
-        void visit(UnsafeBuffer key, UnsafeBuffer value);
+        void visit(UnsafeBuffer key, Entry value);
     }
 
     /**
@@ -682,7 +683,7 @@ public final class QuotaTable implements AutoCloseable
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             return entry != null && entry.value().bytes().readVolatileLong(entry.value().offset() +
-                EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE ? 1 : 0;
+                Entry.GENERATION_OFFSET) != Entry.TOMBSTONE ? 1 : 0;
         }
         finally
         {

@@ -5,6 +5,7 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
@@ -15,6 +16,7 @@ import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import org.agrona.DirectBuffer;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -76,11 +78,24 @@ class ArchitectureTest
         .because("Chronicle Map is the store's business: the doors, the janitor and the facade see entry memory");
 
     @ArchTest
+    static final ArchRule onlyTheStoreTouchesEntryMemory = noClasses()
+        .that().resideInAnyPackage("dev.floodgate.door..", "dev.floodgate.janitor..", "dev.floodgate")
+        .should().callMethodWhere(ownedByAgronaBuffer())
+        .because("store.Entry owns entry memory (offsets, memory order, the generation re-check); the doors, "
+            + "the janitor and the facade go through it");
+
+    @ArchTest
     static final ArchRule noInternalPackageOutsideTheEngine = classes()
         .that().resideInAPackage("dev.floodgate.internal..")
         .should().notBePublic()
         .allowEmptyShould(true)
         .because("what tools need to launch JVMs is API (JvmFlags)");
+
+    private static DescribedPredicate<JavaMethodCall> ownedByAgronaBuffer()
+    {
+        return DescribedPredicate.describe("the callee is a method of an Agrona buffer",
+            call -> call.getTargetOwner().isAssignableTo(DirectBuffer.class));
+    }
 
     private static DescribedPredicate<JavaMember> visibleOutsideThePackage()
     {
