@@ -48,8 +48,8 @@ import java.util.List;
  */
 public final class Doors
 {
-    private static final int BUCKET = Entry.KIND_BUCKET << 8;
-    private static final int WINDOW = Entry.KIND_WINDOW << 8;
+    static final int BUCKET = Entry.KIND_BUCKET << 8;
+    static final int WINDOW = Entry.KIND_WINDOW << 8;
     private static final int BLOCKED = Entry.KIND_BLOCKED << 8;
     private static final long TOUCH_GRANULARITY_NANOS = 1_000_000_000L;
     private static final int ACTIONS = Action.values().length;
@@ -57,13 +57,13 @@ public final class Doors
     static final int ATTEMPTS = 4;
 
     private final QuotaTable table;
-    private final Ticker ticker;
-    private final CoarseClock clock;
-    private final QuotaCache cache;
-    private final int shards;
+    final Ticker ticker;
+    final CoarseClock clock;
+    final QuotaCache cache;
+    final int shards;
     private final Runnable onTableFull;
-    private final PolicyRegion policyRegion;
-    private final CheckCounters counters;
+    final PolicyRegion policyRegion;
+    final CheckCounters counters;
     private final ThreadLocal<long[]> scratch;
     private final long[] unreachable;
     private volatile PolicySnapshot snapshot;
@@ -145,11 +145,32 @@ public final class Doors
             return never(identifier, hash, action, rule);
         }
         final int kindAction = BUCKET | a;
+        final long now = clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
+        final long result = claimBucket(identifier, hash, kindAction, action, rule, cost, null, 0);
+        if (result == UNREACHABLE)
+        {
+            return unavailable(action, rule);
+        }
+        return outcome(identifier, hash, action, rule, result, now);
+    }
+
+    /** Returned by {@link #claimBucket} when the entry could not be had: the unreachable rule answers. */
+    static final long UNREACHABLE = -1;
+
+    /**
+     * The bucket door's claim, shared by a check and a charge: resolves the slot when it is missing, evicted,
+     * tombstoned or in older units, and tries again when a conversion swaps the word under the claim, three
+     * times at most (then degrades rather than spins).
+     *
+     * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link #UNREACHABLE}.
+     */
+    long claimBucket(final CharSequence identifier, final int hash, final int kindAction,
+        final Action action, final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i)
+    {
         final int index = cache.index(hash, kindAction);
         QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
-        final long now = clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
-        long result = TokenBucket.STALE;
-        for (int attempt = 0; attempt < 3 && result == TokenBucket.STALE; attempt++)
+        for (int attempt = 0; attempt < 3; attempt++)
         {
             // A slot in newer units than this check's rule (another process converted under a policy this
             // thread loaded a moment too early) is the truth: its units are the entry's. Only older is stale.
@@ -159,17 +180,21 @@ public final class Doors
                 slot = resolve(identifier, hash, kindAction, action, rule, index);
                 if (slot == null)
                 {
-                    return unavailable(action, rule);
+                    return UNREACHABLE;
                 }
             }
-            result = slot.bucket.tryAcquire(slot.entry, ticker, cost, slot.generation);
-            slot = result == TokenBucket.STALE ? null : slot;
+            final long result = slot.bucket.tryAcquire(slot.entry, ticker, cost, slot.generation);
+            if (result != TokenBucket.STALE)
+            {
+                if (claimed != null)
+                {
+                    claimed[i] = result == CheckResult.ADMITTED ? slot : null;
+                }
+                return result;
+            }
+            slot = null;
         }
-        if (result == TokenBucket.STALE)
-        {
-            return unavailable(action, rule); // converted three times during one check: degrade, do not spin
-        }
-        return outcome(identifier, hash, action, rule, result, now);
+        return UNREACHABLE; // converted three times during one check
     }
 
     /**
@@ -228,7 +253,7 @@ public final class Doors
         return unavailable(action, rule); // the policy or the entry changed under every attempt: do not spin
     }
 
-    private QuotaSlot windowSlot(final CharSequence identifier, final int hash, final int kindAction,
+    QuotaSlot windowSlot(final CharSequence identifier, final int hash, final int kindAction,
         final Action action, final ActionRule rule, final int index)
     {
         final QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
@@ -240,236 +265,14 @@ public final class Doors
     }
 
     /**
-     * Charges several quotas, all or nothing: each is claimed in list order and, when one is refused, those
-     * already claimed are given back. Each charge counts as one check of its action, with the outcome of the
-     * whole; a charge of an action off at that moment is admitted and not counted. All quotas are claimed
-     * under one policy snapshot, and the policy generation is loaded again before anything is recorded: if it
-     * changed, every claim is given back and the charge starts again (at most {@link #ATTEMPTS} times, then
-     * each quota answers as if its entry were unavailable). Allocates (a cold-ish path for produce requests
-     * with several quotas).
+     * Charges several quotas, all or nothing: see {@link Charges}.
      *
      * @param charges the quotas.
      * @return {@link CheckResult#ADMITTED}, or the refusing charge's result.
      */
     public long charge(final List<Charge> charges)
     {
-        final Charging charging = new Charging(charges.size());
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
-        {
-            final PolicySnapshot policy = policy();
-            if (claimAll(charges, policy, charging))
-            {
-                return record(charges, policy, charging);
-            }
-        }
-        long refusal = CheckResult.ADMITTED;
-        final PolicySnapshot policy = policy();
-        for (final Charge c : charges)
-        {
-            final ActionRule rule = policy.rule(c.action());
-            final long result = unavailable(c.action(), rule);
-            refusal = refusal == CheckResult.ADMITTED ? result : refusal;
-        }
-        return refusal;
-    }
-
-    /** One charge's working state, reused across its attempts. */
-    private static final class Charging
-    {
-        final QuotaSlot[] slots;
-        final long[][] receipts;
-        final long[] nows;
-        final long[] results;
-        final boolean[] off;
-        int refused;
-
-        Charging(final int n)
-        {
-            slots = new QuotaSlot[n];
-            receipts = new long[n][];
-            nows = new long[n];
-            results = new long[n];
-            off = new boolean[n];
-        }
-    }
-
-    /**
-     * Claims the quotas in order until one that is not in shadow mode is refused; records nothing.
-     *
-     * @return false when the policy changed before the claims were validated (all given back: start again).
-     */
-    private boolean claimAll(final List<Charge> charges, final PolicySnapshot policy, final Charging charging)
-    {
-        final int n = charges.size();
-        charging.refused = -1;
-        boolean stale = false;
-        for (int i = 0; i < n; i++)
-        {
-            final Charge c = charges.get(i);
-            final ActionRule rule = policy.rule(c.action());
-            charging.slots[i] = null;
-            charging.results[i] = CheckResult.ADMITTED;
-            charging.nows[i] = c.bucket() ? ticker.nanos() : clock.nanos();
-            charging.off[i] = c.bucket() ? rule.isOff() :
-                rule.cursor(Math.floorDiv(charging.nows[i], 1_000_000L)).regime().limit() == 0;
-            if (charging.off[i] || charging.refused >= 0 || stale)
-            {
-                continue; // off, or after the refusal: only the off-ness is needed, to leave it uncounted
-            }
-            final int hash = QuotaCache.hash(c.identifier());
-            final int kindAction = (c.bucket() ? BUCKET : WINDOW) | c.action().ordinal();
-            final int index = cache.index(hash, kindAction);
-            final long result;
-            if (c.bucket())
-            {
-                result = c.cost() > rule.limit ? CheckResult.NEVER :
-                    chargeBucket(c, hash, kindAction, index, rule, charging.nows[i], charging.slots, i);
-            }
-            else
-            {
-                final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
-                final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
-                if (c.cost() > cursor.regime().limit())
-                {
-                    result = CheckResult.NEVER;
-                }
-                else
-                {
-                    result = chargeWindow(c, hash, kindAction, index, policy, rule, cursor.number(),
-                        Math.max(1, cursor.endMs() - nowMs), charging, i);
-                    stale = result == STALE_CHARGE;
-                }
-            }
-            charging.results[i] = result;
-            if (result != CheckResult.ADMITTED && !stale && !rule.shadow)
-            {
-                charging.refused = i;
-            }
-        }
-        if (!stale && policyRegion.generationAcquire() == policy.generation())
-        {
-            return true;
-        }
-        giveBackAll(charges, charging);
-        return false;
-    }
-
-    /** Returned by {@link #chargeWindow} when the policy changed under its claim. */
-    private static final long STALE_CHARGE = Long.MIN_VALUE;
-
-    private long chargeWindow(final Charge c, final int hash, final int kindAction, final int index,
-        final PolicySnapshot policy, final ActionRule rule, final long number, final long retryAfterMs,
-        final Charging charging, final int i)
-    {
-        final long[] receipts = charging.receipts[i] == null ? new long[shards] : charging.receipts[i];
-        charging.receipts[i] = receipts;
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
-        {
-            final QuotaSlot slot = windowSlot(c.identifier(), hash, kindAction, c.action(), rule, index);
-            if (slot == null)
-            {
-                return unavailableResult(c.action(), rule);
-            }
-            final int claimed = WindowClaim.claim(slot.entry, slot.generation, policyRegion, policy.generation(),
-                rule, number, c.cost(), receipts, true);
-            switch (claimed)
-            {
-                case WindowClaim.ADMITTED:
-                    charging.slots[i] = slot;
-                    return CheckResult.ADMITTED;
-                case WindowClaim.REFUSED:
-                    return retryAfterMs;
-                case WindowClaim.STALE_POLICY:
-                    return STALE_CHARGE;
-                default:
-                    break; // STALE_ENTRY: resolve again
-            }
-        }
-        return unavailableResult(c.action(), rule);
-    }
-
-    private void giveBackAll(final List<Charge> charges, final Charging charging)
-    {
-        for (int i = 0; i < charges.size(); i++)
-        {
-            final QuotaSlot slot = charging.slots[i];
-            if (slot == null)
-            {
-                continue;
-            }
-            final Charge c = charges.get(i);
-            if (c.bucket())
-            {
-                slot.bucket.giveBack(slot.entry, charging.nows[i], c.cost(), slot.generation);
-            }
-            else
-            {
-                WindowClaim.giveBack(slot.entry, slot.generation, charging.receipts[i], shards);
-            }
-            charging.slots[i] = null;
-        }
-    }
-
-    /** Records a validated charge: refusals, counters, and the give-back when a quota refused the whole. */
-    private long record(final List<Charge> charges, final PolicySnapshot policy, final Charging charging)
-    {
-        final int refused = charging.refused;
-        if (refused >= 0)
-        {
-            giveBackAll(charges, charging);
-        }
-        for (int i = 0; i < charges.size(); i++)
-        {
-            final Charge c = charges.get(i);
-            final int a = c.action().ordinal();
-            if (charging.off[i])
-            {
-                continue; // switched off: not counted, like the one-action doors
-            }
-            final long result = charging.results[i];
-            if (result != CheckResult.ADMITTED && (refused < 0 || i <= refused))
-            {
-                recordRefusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(), charging.nows[i]);
-                if (result == CheckResult.NEVER)
-                {
-                    counters.increment(a, CounterRegion.NEVER);
-                }
-                if (policy.rule(c.action()).shadow)
-                {
-                    counters.increment(a, CounterRegion.SHADOWED);
-                    counters.increment(a, CounterRegion.ADMITTED);
-                    continue; // a shadow quota never fails the whole
-                }
-            }
-            counters.increment(a, refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
-        }
-        return refused < 0 ? CheckResult.ADMITTED : charging.results[refused];
-    }
-
-    private long chargeBucket(final Charge c, final int hash, final int kindAction, final int index,
-        final ActionRule rule, final long now, final QuotaSlot[] slots, final int i)
-    {
-        QuotaSlot slot = cache.get(index, c.identifier(), hash, kindAction);
-        for (int attempt = 0; attempt < 3; attempt++)
-        {
-            if (slot == null || !slot.matches(c.identifier(), hash, kindAction) || slot.version < rule.version ||
-                !slot.isCurrent())
-            {
-                slot = resolve(c.identifier(), hash, kindAction, c.action(), rule, index);
-            }
-            if (slot == null)
-            {
-                return unavailableResult(c.action(), rule);
-            }
-            final long result = slot.bucket.tryAcquire(slot.entry, ticker, c.cost(), slot.generation);
-            if (result != TokenBucket.STALE)
-            {
-                slots[i] = result == CheckResult.ADMITTED ? slot : null;
-                return result;
-            }
-            slot = null;
-        }
-        return unavailableResult(c.action(), rule);
+        return Charges.charge(this, charges);
     }
 
     private long outcome(final CharSequence identifier, final int hash, final Action action, final ActionRule rule,
@@ -481,34 +284,42 @@ public final class Doors
             counters.increment(a, CounterRegion.ADMITTED);
             return CheckResult.ADMITTED;
         }
+        return refused(identifier, hash, action, rule, result, nowNanos);
+    }
+
+    /** Records a refusal; counts it as refused, or as admitted when the action is in shadow mode. */
+    private long refused(final CharSequence identifier, final int hash, final Action action, final ActionRule rule,
+        final long result, final long nowNanos)
+    {
         recordRefusal(identifier, hash, action, nowNanos);
-        if (rule.shadow)
+        if (shadowed(action.ordinal(), rule))
         {
-            counters.increment(a, CounterRegion.SHADOWED);
-            counters.increment(a, CounterRegion.ADMITTED);
             return CheckResult.ADMITTED;
         }
-        counters.increment(a, CounterRegion.REFUSED);
+        counters.increment(action.ordinal(), CounterRegion.REFUSED);
         return result;
+    }
+
+    /** @return true, counted as shadowed and admitted, when the rule's action is in shadow mode. */
+    boolean shadowed(final int a, final ActionRule rule)
+    {
+        if (!rule.shadow)
+        {
+            return false;
+        }
+        counters.increment(a, CounterRegion.SHADOWED);
+        counters.increment(a, CounterRegion.ADMITTED);
+        return true;
     }
 
     /** A cost above the whole limit: it can never succeed, so it is refused (or, in shadow mode, admitted). */
     private long never(final CharSequence identifier, final int hash, final Action action, final ActionRule rule)
     {
-        final int a = action.ordinal();
-        counters.increment(a, CounterRegion.NEVER);
-        recordRefusal(identifier, hash, action, ticker.nanos());
-        if (rule.shadow)
-        {
-            counters.increment(a, CounterRegion.SHADOWED);
-            counters.increment(a, CounterRegion.ADMITTED);
-            return CheckResult.ADMITTED;
-        }
-        counters.increment(a, CounterRegion.REFUSED);
-        return CheckResult.NEVER;
+        counters.increment(action.ordinal(), CounterRegion.NEVER);
+        return refused(identifier, hash, action, rule, CheckResult.NEVER, ticker.nanos());
     }
 
-    private void recordRefusal(final CharSequence identifier, final int hash, final Action action, final long now)
+    void recordRefusal(final CharSequence identifier, final int hash, final Action action, final long now)
     {
         final int kindAction = BLOCKED | action.ordinal();
         final int index = cache.index(hash, kindAction);
@@ -558,7 +369,7 @@ public final class Doors
      * full): the operator's rule for the action answers, and the answer is counted as what it is. Nothing is
      * ever admitted here without being counted as admitted.
      */
-    private long unavailable(final Action action, final ActionRule rule)
+    long unavailable(final Action action, final ActionRule rule)
     {
         final long result = unavailableResult(action, rule);
         counters.increment(action.ordinal(), result == CheckResult.ADMITTED ? CounterRegion.ADMITTED :
@@ -566,7 +377,7 @@ public final class Doors
         return result;
     }
 
-    private long unavailableResult(final Action action, final ActionRule rule)
+    long unavailableResult(final Action action, final ActionRule rule)
     {
         return unreachable[action.ordinal()];
     }
