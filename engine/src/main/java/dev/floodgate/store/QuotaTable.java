@@ -43,6 +43,7 @@ public final class QuotaTable implements AutoCloseable
     private final FileHeader header;
     private final KeyHasher hasher;
     private final TableScans scans;
+    private final EntryResolver resolver;
     private final SlotLocks locks;
     private final long owner;
     private final int shards;
@@ -67,6 +68,7 @@ public final class QuotaTable implements AutoCloseable
         this.scans = new TableScans(file, map, guard, header);
         this.shards = header.shards();
         this.capacity = header.capacity();
+        this.resolver = new EntryResolver(file, map, guard, header, capacity, shards);
     }
 
     /**
@@ -226,121 +228,13 @@ public final class QuotaTable implements AutoCloseable
         enterOperation();
         try
         {
-            return resolveEntered(key, kind, action, identifier, limit, windowMs, version, initialState, nowNanos,
+            return resolver.resolve(key, kind, action, identifier, limit, windowMs, version, initialState, nowNanos,
                 upgrade);
         }
         finally
         {
             inFlight.decrementAndGet();
         }
-    }
-
-    private Resolved resolveEntered(final byte[] key, final byte kind, final Action action,
-        final CharSequence identifier, final long limit, final long windowMs, final long version,
-        final long initialState, final long nowNanos, final Upgrade upgrade) throws TableFullException
-    {
-        final byte[] fresh = Entry.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
-            version, initialState, identifier, shards);
-        final UnsafeBuffer buffer = scratch.get();
-        int outcome = 0; // 1: segment busy, 2: allocation busy, 3: full by count, 4: full by tiers
-        int segment = -1;
-        long generation = 0;
-        long entryLimit = 0;
-        long entryWindowMs = 0;
-        long entryVersion = 0;
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
-        {
-            final int s = segmentOf(c);
-            if (!guard.acquireSegment(s, CHECK_TIMEOUT_NANOS))
-            {
-                outcome = 1;
-            }
-            else
-            {
-                segment = s;
-                lock(file, c.updateLock());
-                MapEntry<byte[], byte[]> entry = c.entry();
-                if (entry == null)
-                {
-                    outcome = insert(c, s, fresh);
-                    entry = outcome == 0 ? c.entry() : null;
-                }
-                if (entry != null)
-                {
-                    final Entry located = scratchEntry.get().wrap(wrap(entry.value(), buffer));
-                    if (located.isTombstonedVolatile())
-                    {
-                        located.publishGenerationRelease(header.nextGeneration());
-                        header.addCounter(FileHeader.REVIVED_OFFSET, 1);
-                    }
-                    if (upgrade != null)
-                    {
-                        upgrade.apply(located, header);
-                    }
-                    // read together under the lock: a conversion changes generation and units together
-                    generation = located.generationVolatile();
-                    entryLimit = located.limit();
-                    entryWindowMs = located.windowMs();
-                    entryVersion = located.unitsVersion();
-                }
-            }
-        }
-        finally
-        {
-            if (segment >= 0)
-            {
-                guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
-            }
-        }
-        switch (outcome)
-        {
-            case 1:
-                throw new TableBusyException(file + ": a live process held its segment's guard for " +
-                    TimeUnit.NANOSECONDS.toMillis(CHECK_TIMEOUT_NANOS) + " ms");
-            case 2:
-                throw new TableBusyException(file + ": a live process held the allocation guard for " +
-                    TimeUnit.NANOSECONDS.toMillis(CHECK_TIMEOUT_NANOS) + " ms");
-            case 3:
-                throw new TableFullException(file + " holds " + capacity + " entries");
-            case 4:
-                throw new TableFullException(file + ": its segment has no room left and no tier can be added");
-            default:
-                return new Resolved(new Entry(new UnsafeBuffer(buffer.addressOffset(), buffer.capacity())), generation,
-                    entryLimit, entryWindowMs, entryVersion);
-        }
-    }
-
-    /** Inserts under the segment's guard and update lock; the allocation guard covers a tier Chronicle may add. */
-    private int insert(final ExternalMapQueryContext<byte[], byte[], ?> c, final int segment, final byte[] fresh)
-    {
-        if (header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET) >= capacity)
-        {
-            return 3;
-        }
-        // the allocation guard only when Chronicle may take its tier lock: most inserts hold up one segment only
-        final boolean allocating = !guard.firstTierFits(segment, fresh.length);
-        if (allocating && !guard.acquireAllocation(CHECK_TIMEOUT_NANOS))
-        {
-            return 2;
-        }
-        try
-        {
-            c.absentEntry().doInsert(c.wrapValueAsData(fresh));
-        }
-        catch (final IllegalStateException ex)
-        {
-            return 4; // Chronicle ran out of segment tiers before the entry count reached capacity
-        }
-        finally
-        {
-            if (allocating)
-            {
-                guard.releaseAllocation();
-            }
-        }
-        guard.addSegmentEntries(segment, 1);
-        header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, 1);
-        return 0;
     }
 
     /**
