@@ -3,7 +3,7 @@ package dev.floodgate;
 /**
  * How often one identifier was refused for one action.
  *
- * @param identifier the identifier's label as stored in the file (cut to {@value dev.floodgate.store.EntryLayout#LABEL_MAX_BYTES} UTF-8 bytes).
+ * @param identifier the identifier's label as stored in the file (cut to 48 UTF-8 bytes).
  * @param count      refusals since the counter was created or reset.
  */
 public record BlockedEntry(String identifier, long count)

@@ -18,7 +18,7 @@ public record Charge(CharSequence identifier, Action action, boolean bucket, lon
     {
         Objects.requireNonNull(identifier, "identifier");
         Objects.requireNonNull(action, "action");
-        Floodgate.requireCost(cost);
+        requireCost(cost);
     }
 
     /** @return a charge on the token bucket. */
@@ -31,5 +31,17 @@ public record Charge(CharSequence identifier, Action action, boolean bucket, lon
     public static Charge window(final CharSequence identifier, final Action action, final long cost)
     {
         return new Charge(identifier, action, false, cost);
+    }
+
+    /**
+     * @param cost a charge's cost.
+     * @throws IllegalArgumentException naming the value when it is below 1.
+     */
+    static void requireCost(final long cost)
+    {
+        if (cost < 1)
+        {
+            throw new IllegalArgumentException("cost=" + cost + ": expected at least 1");
+        }
     }
 }

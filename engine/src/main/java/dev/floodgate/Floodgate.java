@@ -1,38 +1,23 @@
 package dev.floodgate;
 
 import dev.floodgate.door.CheckCounters;
-import dev.floodgate.door.CoarseClock;
-import dev.floodgate.door.PolicyPlanner;
+import dev.floodgate.door.CheckResult;
 import dev.floodgate.door.Doors;
-import dev.floodgate.door.TokenBucket;
-import dev.floodgate.janitor.Janitor;
-import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FloodgateReader;
-import dev.floodgate.reader.TableCounters;
-import dev.floodgate.reader.TableEntry;
-import dev.floodgate.store.EntryLayout;
-import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.CounterRegion;
-import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.PolicyRegion;
-import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Rate limits shared by every JVM on the host that opens the same file.
@@ -55,22 +40,18 @@ import java.util.concurrent.TimeUnit;
 public final class Floodgate implements AutoCloseable
 {
     /** The result of an admitted check. */
-    public static final long ADMITTED = 0;
+    public static final long ADMITTED = CheckResult.ADMITTED;
     /**
      * The result of a charge whose cost exceeds the whole limit: it can never succeed, whatever the wait, so
      * no retry-after is given. Counted apart in {@link Stats.Checks#never()}. As a retry-after it reads
      * "forever", so callers that treat any non-zero result as a refusal need no special case.
      */
-    public static final long NEVER = Long.MAX_VALUE;
+    public static final long NEVER = CheckResult.NEVER;
     /** Environment variable that, set to {@code publish}, makes {@link #open} publish its configuration. */
     public static final String POLICY_ENV = "FLOODGATE_POLICY";
     /** System property equivalent of {@link #POLICY_ENV}. */
     public static final String POLICY_PROPERTY = "floodgate.policy";
 
-    private static final System.Logger LOG = System.getLogger("dev.floodgate");
-    private static final long HEARTBEAT_NANOS = 100_000_000L;
-    /** A heartbeat gap this long means the process was stopped: reclamation waits a grace period after it. */
-    private static final long STALL_NANOS = 1_000_000_000L;
     /** Unmaps a table when its {@code Floodgate} is unreachable: no check can be running then. */
     private static final Cleaner UNMAPPER = Cleaner.create(runnable ->
     {
@@ -90,16 +71,9 @@ public final class Floodgate implements AutoCloseable
     private final FloodgateConfig config;
     private final boolean enabled;
     private final QuotaTable table;
-    private final ProcessRegistry registry;
-    private final int registrySlot;
-    private final CoarseClock clock;
     private final Doors doors;
     private final CounterRegion counterRegion;
-    private final CheckCounters counters;
-    private final Janitor janitor;
-    private final ScheduledExecutorService janitorThread;
-    private final java.util.concurrent.atomic.AtomicBoolean emergencyPending =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    private final BackgroundAgent agent;
     private volatile boolean closed;
 
     private Floodgate(final FloodgateConfig config, final QuotaTable table)
@@ -107,30 +81,18 @@ public final class Floodgate implements AutoCloseable
         this.config = config;
         this.table = table;
         this.enabled = config.enabled();
-        final Ticker ticker = config.ticker();
         this.counterRegion = new CounterRegion(table.header());
-        this.counters = new CheckCounters(Action.values().length);
-        final long graceNanos = config.reclaimGraceMs() * 1_000_000L;
-        this.registry = new ProcessRegistry(table.header(), table.locks(), Math.min(STALL_NANOS, graceNanos / 2));
-        this.registrySlot = registry.register(table.owner(), ticker.nanos());
-        this.clock = new CoarseClock(ticker, this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");
+        final CheckCounters counters = new CheckCounters(Action.values().length);
+        this.agent = new BackgroundAgent(this, config, table, counters, counterRegion);
         final long[] unreachable = new long[Action.values().length];
         for (final Action action : Action.values())
         {
             unreachable[action.ordinal()] = config.admitsWhenUnreachable(action) ? ADMITTED :
                 config.unreachableRetryAfterMs();
         }
-        this.doors = new Doors(table, config.capacity(), ticker, clock, counters, this::requestEmergencyCleanup,
-            unreachable);
-        this.janitor = new Janitor(table, registry, ticker, graceNanos, registrySlot, doors::policy);
-        this.janitorThread = Executors.newSingleThreadScheduledExecutor(r ->
-        {
-            final Thread thread = new Thread(r, "floodgate-janitor");
-            thread.setDaemon(true);
-            return thread;
-        });
-        janitorThread.scheduleWithFixedDelay(this::scheduledCleanup, config.cleanupIntervalMs(),
-            config.cleanupIntervalMs(), TimeUnit.MILLISECONDS);
+        this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
+            agent::requestEmergencyCleanup, unreachable);
+        agent.startJanitor(doors::policy);
         UNMAPPER.register(this, table::close); // the action holds the table, never this
     }
 
@@ -140,22 +102,39 @@ public final class Floodgate implements AutoCloseable
      *
      * @param config the configuration.
      * @return an open instance; close it to detach.
-     * @throws dev.floodgate.store.FloodgateFileException naming the file and why it cannot be used.
+     * @throws FloodgateFileException naming the file and why it cannot be used.
      */
     public static Floodgate open(final FloodgateConfig config)
     {
         Objects.requireNonNull(config, "config");
-        final QuotaTable table = QuotaTable.open(config.file(), config.capacity(),
-            Runtime.getRuntime().availableProcessors(), config.groupReadable(), config.ticker().nanos());
+        final QuotaTable table = mapTable(config);
         try
         {
-            publishOrAdopt(table, config);
+            PolicyPublisher.publishOrAdopt(table, config);
             return new Floodgate(config, table);
         }
         catch (final RuntimeException | Error ex)
         {
             table.close();
             throw ex;
+        }
+    }
+
+    /**
+     * Creates the configured file as {@link #open} would, or checks an existing one, without attaching to it or
+     * publishing a policy: the first JVM to {@link #open} it publishes its configuration's. For tools that
+     * prepare a table other JVMs will share.
+     *
+     * @param config the file, its capacity and whether it is group-readable; its limits are ignored.
+     * @return the shard count fixed in the file.
+     * @throws FloodgateFileException naming the file and why it cannot be used.
+     */
+    public static int createFile(final FloodgateConfig config)
+    {
+        Objects.requireNonNull(config, "config");
+        try (QuotaTable table = mapTable(config))
+        {
+            return table.shards();
         }
     }
 
@@ -167,19 +146,18 @@ public final class Floodgate implements AutoCloseable
      *
      * @param config the file and capacity; its limits, windows and modes are ignored.
      * @return an open instance; close it to detach.
-     * @throws dev.floodgate.store.FloodgateFileException naming the file and why it cannot be used, including a
+     * @throws FloodgateFileException naming the file and why it cannot be used, including a
      *                                                    file that has no policy yet.
      */
     public static Floodgate openAdopting(final FloodgateConfig config)
     {
         Objects.requireNonNull(config, "config");
-        final QuotaTable table = QuotaTable.open(config.file(), config.capacity(),
-            Runtime.getRuntime().availableProcessors(), config.groupReadable(), config.ticker().nanos());
+        final QuotaTable table = mapTable(config);
         try
         {
             if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)
             {
-                throw new dev.floodgate.store.FloodgateFileException(config.file(), "has no policy yet (the " +
+                throw new FloodgateFileException(config.file(), "has no policy yet (the " +
                     "first JVM to open it publishes one); try again once a broker has opened it", null);
             }
             return new Floodgate(config, table);
@@ -219,15 +197,12 @@ public final class Floodgate implements AutoCloseable
     public long checkLimit(final CharSequence identifier, final Action action, final long cost)
     {
         Objects.requireNonNull(identifier, "identifier");
-        requireCost(cost);
+        Charge.requireCost(cost);
         if (!enabled)
         {
             return ADMITTED;
         }
-        if (closed)
-        {
-            throw closedError();
-        }
+        ensureOpen();
         try
         {
             return doors.checkBucket(identifier, action, cost);
@@ -265,15 +240,12 @@ public final class Floodgate implements AutoCloseable
     public long checkLimitInCaller(final CharSequence identifier, final Action action, final long cost)
     {
         Objects.requireNonNull(identifier, "identifier");
-        requireCost(cost);
+        Charge.requireCost(cost);
         if (!enabled)
         {
             return ADMITTED;
         }
-        if (closed)
-        {
-            throw closedError();
-        }
+        ensureOpen();
         try
         {
             return doors.checkWindow(identifier, action, cost);
@@ -307,10 +279,7 @@ public final class Floodgate implements AutoCloseable
         {
             return ADMITTED;
         }
-        if (closed)
-        {
-            throw closedError();
-        }
+        ensureOpen();
         try
         {
             return doors.charge(charges);
@@ -327,13 +296,13 @@ public final class Floodgate implements AutoCloseable
     public FloodgatePolicy policy()
     {
         ensureOpen();
-        return toPolicy(doors.policy());
+        return PolicyPublisher.toPolicy(doors.policy());
     }
 
     /**
      * Publishes {@code newConfig}'s limits, windows and modes as the node's policy: every JVM mapping the file
      * enforces it from its next check (a window's change from the window boundary after publication; see
-     * {@link dev.floodgate.door.PolicyPlanner}). Other settings of {@code newConfig} (file, capacity, janitor)
+     * the policy planner). Other settings of {@code newConfig} (file, capacity, janitor)
      * are ignored.
      *
      * @param newConfig the configuration to take the policy from.
@@ -343,7 +312,7 @@ public final class Floodgate implements AutoCloseable
     {
         ensureOpen();
         Objects.requireNonNull(newConfig, "newConfig");
-        publish(table, newConfig, config.ticker(), false);
+        PolicyPublisher.publish(table, newConfig, config.ticker(), false);
         return policy();
     }
 
@@ -371,40 +340,7 @@ public final class Floodgate implements AutoCloseable
         ensureOpen();
         requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
-        final List<String> removed = new ArrayList<>(3);
-        final KeyHasher hasher = table.hasher();
-        for (final byte kind : new byte[] {EntryLayout.KIND_BUCKET, EntryLayout.KIND_WINDOW, EntryLayout.KIND_BLOCKED})
-        {
-            final int outcome = table.withWriteLock(hasher.key(identifier, action, kind), value ->
-            {
-                if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
-                {
-                    return false;
-                }
-                final long now = config.ticker().nanos();
-                if (kind == EntryLayout.KIND_BUCKET)
-                {
-                    value.putLongVolatile(EntryLayout.STATE_OFFSET, new TokenBucket(
-                        value.getLong(EntryLayout.LIMIT_OFFSET), value.getLong(EntryLayout.WINDOW_MS_OFFSET))
-                        .fullWord(now));
-                }
-                else
-                {
-                    for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
-                    {
-                        value.putLongVolatile(EntryLayout.shardOffset(shard), 0); // window words, blocked stripes
-                    }
-                }
-                // A reset entry is logically gone: checks holding its address go back to the table, and the
-                // janitor removes it after the grace period unless a check revives it first.
-                EntryLayout.tombstone(value, now);
-                removed.add(kind == EntryLayout.KIND_BUCKET ? "bucket" : kind == EntryLayout.KIND_WINDOW ?
-                    "window" : "blocked");
-                return false;
-            });
-            assert outcome >= 0;
-        }
-        return removed;
+        return TableAdmin.reset(table, config.ticker(), identifier, action);
     }
 
     /**
@@ -417,7 +353,7 @@ public final class Floodgate implements AutoCloseable
         ensureOpen();
         requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
-        return table.readValue(EntryLayout.KIND_BLOCKED, action, identifier, EntryLayout::blockedCount, 0);
+        return table.readValue(Entry.KIND_BLOCKED, action, identifier, Entry::blockedCountVolatile, 0);
     }
 
     /**
@@ -433,19 +369,7 @@ public final class Floodgate implements AutoCloseable
         {
             throw new IllegalArgumentException("n=" + n + ": expected 0 or more");
         }
-        final List<BlockedEntry> all = new ArrayList<>();
-        try (FloodgateReader reader = FloodgateReader.open(table.file()))
-        {
-            for (final TableEntry entry : reader.entries())
-            {
-                if (entry.kind() == EntryKind.BLOCKED && entry.action() == action && !entry.tombstoned())
-                {
-                    all.add(new BlockedEntry(entry.label(), entry.blocked()));
-                }
-            }
-        }
-        all.sort(Comparator.comparingLong(BlockedEntry::count).reversed().thenComparing(BlockedEntry::identifier));
-        return List.copyOf(all.subList(0, Math.min(n, all.size())));
+        return TableAdmin.topBlocked(table.file(), action, n);
     }
 
     /**
@@ -455,27 +379,7 @@ public final class Floodgate implements AutoCloseable
     public Stats stats()
     {
         ensureOpen();
-        try (FloodgateReader reader = FloodgateReader.open(table.file()))
-        {
-            final long[] counts = new long[EntryKind.values().length];
-            long tombstoned = 0;
-            for (final TableEntry entry : reader.entries())
-            {
-                if (entry.tombstoned())
-                {
-                    tombstoned++;
-                }
-                else
-                {
-                    counts[entry.kind().ordinal()]++;
-                }
-            }
-            final TableCounters c = reader.counters();
-            return new Stats(counts[EntryKind.BUCKET.ordinal()], counts[EntryKind.WINDOW.ordinal()],
-                counts[EntryKind.BLOCKED.ordinal()], tombstoned, table.capacity(), table.shards(),
-                Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
-                c.revived(), reader.attachedProcesses(), table.fileSize(), checks());
-        }
+        return TableAdmin.stats(table, checks());
     }
 
     /**
@@ -488,38 +392,20 @@ public final class Floodgate implements AutoCloseable
     public Map<Action, Stats.Checks> checks()
     {
         ensureOpen();
-        counters.flush(counterRegion, registrySlot);
-        return readChecks(table.header());
-    }
-
-    /**
-     * @param header a file's record.
-     * @return its per-action check counters, read without any lock.
-     */
-    public static Map<Action, Stats.Checks> readChecks(final FileHeader header)
-    {
-        final CounterRegion region = new CounterRegion(header);
-        final Map<Action, Stats.Checks> checks = new EnumMap<>(Action.class);
-        for (final Action action : Action.values())
-        {
-            final int a = action.ordinal();
-            checks.put(action, new Stats.Checks(region.totalVolatile(a, CounterRegion.ADMITTED),
-                region.totalVolatile(a, CounterRegion.REFUSED), region.totalVolatile(a, CounterRegion.SHADOWED),
-                region.totalVolatile(a, CounterRegion.NEVER)));
-        }
-        return Map.copyOf(checks);
+        agent.flushCounters();
+        return counterRegion.checksVolatile();
     }
 
     /**
      * Runs one janitor pass now. Removal takes two passes at least the reclamation grace period apart (see
-     * {@link Janitor}); this returns what this pass removed.
+     * the janitor); this returns what this pass removed.
      *
      * @return entries reaped by this pass.
      */
     public int cleanup()
     {
         ensureOpen();
-        return janitor.runPass().reaped();
+        return agent.cleanupNow();
     }
 
     /**
@@ -576,52 +462,15 @@ public final class Floodgate implements AutoCloseable
             }
             closed = true;
         }
-        janitorThread.shutdownNow(); // a pass in flight finishes on mapped memory; table operations then throw
-        clock.close();
-        counters.flush(counterRegion, registrySlot); // the last counts, then fold them into the retired block
-        registry.unregister(table.owner());
+        agent.close();
         table.detach();
     }
 
-    private void heartbeat()
+    /** Maps the configured file for writing, creating or replacing it as {@link #open} says. */
+    private static QuotaTable mapTable(final FloodgateConfig config)
     {
-        registry.heartbeat(registrySlot, config.ticker().nanos());
-        counters.flush(counterRegion, registrySlot);
-    }
-
-    /** A check found the table full: run a janitor pass now, on the janitor thread, unless one is pending. */
-    private void requestEmergencyCleanup()
-    {
-        if (emergencyPending.compareAndSet(false, true))
-        {
-            try
-            {
-                janitorThread.execute(() ->
-                {
-                    emergencyPending.set(false);
-                    scheduledCleanup();
-                });
-            }
-            catch (final java.util.concurrent.RejectedExecutionException closing)
-            {
-                emergencyPending.set(false);
-            }
-        }
-    }
-
-    private void scheduledCleanup()
-    {
-        try
-        {
-            janitor.runPass();
-        }
-        catch (final RuntimeException ex)
-        {
-            if (!closed) // a pass cut short by close is no failure
-            {
-                LOG.log(System.Logger.Level.ERROR, "janitor pass over " + config.file() + " failed", ex);
-            }
-        }
+        return QuotaTable.open(config.file(), config.capacity(), Runtime.getRuntime().availableProcessors(),
+            config.groupReadable(), config.ticker().nanos());
     }
 
     private void ensureOpen()
@@ -635,118 +484,6 @@ public final class Floodgate implements AutoCloseable
     private IllegalStateException closedError()
     {
         return new IllegalStateException("Floodgate on " + config.file() + " is closed");
-    }
-
-    /**
-     * @param cost a charge's cost.
-     * @throws IllegalArgumentException naming the value when it is below 1.
-     */
-    static void requireCost(final long cost)
-    {
-        if (cost < 1)
-        {
-            throw new IllegalArgumentException("cost=" + cost + ": expected at least 1");
-        }
-    }
-
-    /**
-     * Publishes the file's first policy, or this configuration's when {@code FLOODGATE_POLICY=publish}
-     * ({@code floodgate.policy=publish}); otherwise adopts the file's and logs each key where this JVM's
-     * configuration differs.
-     */
-    private static void publishOrAdopt(final QuotaTable table, final FloodgateConfig config)
-    {
-        final String wanted = System.getProperty(POLICY_PROPERTY, System.getenv(POLICY_ENV));
-        final boolean publish = wanted != null && wanted.trim().equalsIgnoreCase("publish");
-        if (wanted != null && !wanted.isBlank() && !publish && !wanted.trim().equalsIgnoreCase("adopt"))
-        {
-            throw new IllegalArgumentException(POLICY_PROPERTY + "='" + wanted + "': expected publish or adopt");
-        }
-        final PolicyRegion region = new PolicyRegion(table.header(), Action.values().length);
-        final long published = publish(table, config, config.ticker(), !publish);
-        if (published > 0)
-        {
-            if (published > 1)
-            {
-                LOG.log(System.Logger.Level.INFO, "{0}: published this JVM''s policy as generation {1}",
-                    table.file(), published);
-            }
-            return;
-        }
-        final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
-        final long generation = region.read(blocks);
-        final FloodgatePolicy file = toPolicy(generation, blocks);
-        for (final String difference : FloodgatePolicy.of(config).differences(file))
-        {
-            LOG.log(System.Logger.Level.WARNING, "{0}: adopting the file''s policy (generation {1}); this JVM''s " +
-                "configuration differs (this JVM -> file): {2} (set {3}=publish to publish it)", table.file(), generation, difference,
-                POLICY_ENV);
-        }
-    }
-
-    /**
-     * Publishes under the policy guard, so publishers serialise (and of two JVMs opening a new file together,
-     * exactly one publishes first; the other adopts).
-     *
-     * @param onlyIfNone publish only when the file has no policy yet.
-     * @return the new generation, or 0 when {@code onlyIfNone} and the file has a policy.
-     */
-    private static long publish(final QuotaTable table, final FloodgateConfig config, final Ticker ticker,
-        final boolean onlyIfNone)
-    {
-        final int actions = Action.values().length;
-        final PolicyRegion region = new PolicyRegion(table.header(), actions);
-        if (!table.guard().acquirePolicy(QuotaTable.TOOL_TIMEOUT_NANOS))
-        {
-            throw new dev.floodgate.store.TableBusyException(table.file() + ": another live process held the " +
-                "policy guard for " + QuotaTable.TOOL_TIMEOUT_NANOS / 1_000_000 + " ms; the policy was not published");
-        }
-        try
-        {
-            final PolicyRegion.Block[] old = new PolicyRegion.Block[actions];
-            final long generation = region.read(old);
-            if (onlyIfNone && generation != 0)
-            {
-                return 0;
-            }
-            final long next = generation + 1;
-            final long nowMs = Math.floorDiv(ticker.nanos(), 1_000_000L);
-            final PolicyRegion.Block[] blocks = new PolicyRegion.Block[actions];
-            for (final Action action : Action.values())
-            {
-                final FloodgateConfig.Limit limit = config.limit(action);
-                blocks[action.ordinal()] = PolicyPlanner.plan(generation == 0 ? null : old[action.ordinal()],
-                    limit.limit(), limit.windowMs(), config.shadow(action), next, nowMs);
-            }
-            region.publishRelease(blocks, next);
-            return next;
-        }
-        finally
-        {
-            table.guard().releasePolicy();
-        }
-    }
-
-    private static FloodgatePolicy toPolicy(final dev.floodgate.door.PolicySnapshot snapshot)
-    {
-        final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
-        for (final Action action : Action.values())
-        {
-            blocks[action.ordinal()] = snapshot.block(action);
-        }
-        return toPolicy(snapshot.generation(), blocks);
-    }
-
-    private static FloodgatePolicy toPolicy(final long generation, final PolicyRegion.Block[] blocks)
-    {
-        final Map<Action, FloodgatePolicy.Rule> rules = new EnumMap<>(Action.class);
-        for (final Action action : Action.values())
-        {
-            final PolicyRegion.Block b = blocks[action.ordinal()];
-            rules.put(action, new FloodgatePolicy.Rule(b.limit(), b.windowMs(),
-                b.shadow() ? FloodgatePolicy.Mode.SHADOW : FloodgatePolicy.Mode.ENFORCE));
-        }
-        return new FloodgatePolicy(generation, rules);
     }
 
     private static void requireIdentifier(final CharSequence identifier)

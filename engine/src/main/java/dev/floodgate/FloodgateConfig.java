@@ -1,14 +1,23 @@
 package dev.floodgate;
 
+import dev.floodgate.door.TokenBucket;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
+
+import static dev.floodgate.ConfigParser.CAPACITY_EXPECTED;
+import static dev.floodgate.ConfigParser.CLEANUP_EXPECTED;
+import static dev.floodgate.ConfigParser.UNREACHABLE_RETRY_EXPECTED;
+import static dev.floodgate.ConfigParser.WINDOW_EXPECTED;
+import static dev.floodgate.ConfigParser.actionOf;
+import static dev.floodgate.ConfigParser.limitExpected;
+import static dev.floodgate.ConfigParser.parseLong;
+import static dev.floodgate.ConfigParser.parseShadow;
 
 /**
  * Immutable configuration of one {@link Floodgate}: the file, the per-action limits, the janitor interval
@@ -60,11 +69,6 @@ public final class FloodgateConfig
     public static final long DEFAULT_CLEANUP_INTERVAL_MS = 300_000L;
 
     // What a key's value must be; a malformed value and an out-of-range one get the same words.
-    private static final String WINDOW_EXPECTED = "a whole number of milliseconds from 1 to " + MAX_WINDOW_MS;
-    private static final String CLEANUP_EXPECTED = "a whole number of milliseconds from 1 to " +
-        MAX_CLEANUP_INTERVAL_MS;
-    private static final String CAPACITY_EXPECTED = "a whole number of entries from 1 to " + MAX_CAPACITY;
-
     public static final String KEY_ENABLED = "rate_limit_enabled";
     public static final String KEY_CLEANUP_INTERVAL_MS = "rate_limit_cleanup_interval_ms";
     public static final String KEY_FILE = "file";
@@ -115,6 +119,17 @@ public final class FloodgateConfig
     }
 
     /**
+     * @param limit    a bucket's limit.
+     * @param windowMs its window.
+     * @return whether {@link Floodgate#checkLimit} enforces {@code limit} per {@code windowMs} exactly: the rule a
+     * configuration's limits are validated against, for tools that choose a rate themselves.
+     */
+    public static boolean isExactBucketRate(final long limit, final long windowMs)
+    {
+        return TokenBucket.fits(limit, windowMs);
+    }
+
+    /**
      * Reads every key from system properties {@code floodgate.<key>} and environment variables
      * {@code FLOODGATE_<KEY>} (the property wins where both are set).
      *
@@ -136,20 +151,7 @@ public final class FloodgateConfig
      */
     public static FloodgateConfig fromSources(final Map<String, String> env, final Properties properties)
     {
-        final Map<String, String> values = new LinkedHashMap<>();
-        for (final String key : keys())
-        {
-            String value = properties.getProperty("floodgate." + key);
-            if (value == null)
-            {
-                value = env.get("FLOODGATE_" + key.toUpperCase(Locale.ROOT));
-            }
-            if (value != null && !value.isBlank())
-            {
-                values.put(key, value.trim());
-            }
-        }
-        return fromKeyValues(values);
+        return ConfigParser.fromSources(env, properties);
     }
 
     /**
@@ -161,58 +163,7 @@ public final class FloodgateConfig
      */
     public static FloodgateConfig fromKeyValues(final Map<String, String> values)
     {
-        final Builder builder = builder();
-        final long[] limit = new long[Action.values().length];
-        final long[] window = new long[Action.values().length];
-        for (final Action action : Action.values())
-        {
-            limit[action.ordinal()] = action.defaultLimit();
-            window[action.ordinal()] = action.defaultWindowMs();
-        }
-        for (final Map.Entry<String, String> entry : values.entrySet())
-        {
-            final String key = entry.getKey();
-            final String value = entry.getValue();
-            if (value == null || value.isBlank())
-            {
-                continue;
-            }
-            switch (key)
-            {
-                case KEY_ENABLED -> builder.enabled(parseBoolean(key, value));
-                case KEY_CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value, CLEANUP_EXPECTED));
-                case KEY_CAPACITY -> builder.capacity(parseLong(key, value, CAPACITY_EXPECTED));
-                case KEY_FILE -> builder.file(Path.of(value));
-                case KEY_GROUP_READABLE -> builder.groupReadable(parseBoolean(key, value));
-                case KEY_UNREACHABLE_RETRY_AFTER_MS -> builder.unreachableRetryAfterMs(parseLong(key, value,
-                    UNREACHABLE_RETRY_EXPECTED));
-                default ->
-                {
-                    final Action action = actionOf(key);
-                    if (key.equals(unreachableKey(action)))
-                    {
-                        builder.admitWhenUnreachable(action, parseUnreachable(key, value));
-                    }
-                    else if (key.equals(modeKey(action)))
-                    {
-                        builder.shadow(action, parseShadow(key, value));
-                    }
-                    else if (key.endsWith("_rate_limit"))
-                    {
-                        limit[action.ordinal()] = parseLong(key, value, limitExpected(action));
-                    }
-                    else
-                    {
-                        window[action.ordinal()] = parseLong(key, value, WINDOW_EXPECTED);
-                    }
-                }
-            }
-        }
-        for (final Action action : Action.values())
-        {
-            builder.limit(action, limit[action.ordinal()], window[action.ordinal()]);
-        }
-        return builder.build();
+        return ConfigParser.fromKeyValues(values);
     }
 
     /** @return every configuration key, in documentation order. */
@@ -452,83 +403,6 @@ public final class FloodgateConfig
         return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity);
     }
 
-    private static Action actionOf(final String key)
-    {
-        for (final Action action : Action.values())
-        {
-            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(modeKey(action)) ||
-                key.equals(unreachableKey(action)))
-            {
-                return action;
-            }
-        }
-        throw new IllegalArgumentException("unknown configuration key '" + key + "': expected one of " +
-            String.join(", ", keys()));
-    }
-
-    /** @param key the key as the user wrote it. @param expected the key's range, as its range check says. */
-    private static final String UNREACHABLE_RETRY_EXPECTED = "a whole number of milliseconds from 1 to 60000";
-
-    private static long parseLong(final String key, final String value, final String expected)
-    {
-        try
-        {
-            return Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(key + "='" + value + "': expected " + expected, ex);
-        }
-    }
-
-    private static String limitExpected(final Action action)
-    {
-        return "a whole number from " + (action.isSecurityControl() ? 1 : 0) + " to " + MAX_LIMIT +
-            (action.isSecurityControl() ? " (a login control cannot be switched off)" : " (0 switches it off)");
-    }
-
-    private static boolean parseShadow(final String key, final String value)
-    {
-        final String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.equals("enforce"))
-        {
-            return false;
-        }
-        if (v.equals("shadow"))
-        {
-            return true;
-        }
-        throw new IllegalArgumentException(key + "='" + value + "': expected enforce or shadow");
-    }
-
-    private static boolean parseUnreachable(final String key, final String value)
-    {
-        final String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.equals("refuse"))
-        {
-            return false;
-        }
-        if (v.equals("admit"))
-        {
-            return true;
-        }
-        throw new IllegalArgumentException(key + "='" + value + "': expected refuse or admit");
-    }
-
-    private static boolean parseBoolean(final String key, final String value)
-    {
-        final String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.equals("true"))
-        {
-            return true;
-        }
-        if (v.equals("false"))
-        {
-            return false;
-        }
-        throw new IllegalArgumentException(key + "='" + value + "': expected true or false");
-    }
-
     /** Validates on {@link #build()}, so errors name the key as an operator would write it. */
     public static final class Builder
     {
@@ -691,12 +565,12 @@ public final class FloodgateConfig
                 limitExpected(action));
             check(limit.windowMs() >= 1 && limit.windowMs() <= MAX_WINDOW_MS, names.apply(windowKey(action)),
                 limit.windowMs(), WINDOW_EXPECTED);
-            if (limit.limit() > 0 && !dev.floodgate.door.TokenBucket.fits(limit.limit(), limit.windowMs()))
+            if (limit.limit() > 0 && !isExactBucketRate(limit.limit(), limit.windowMs()))
             {
                 throw new IllegalArgumentException(names.apply(limitKey(action)) + "=" + limit.limit() + " with " +
                     names.apply(windowKey(action)) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
                     "exactly; expected limit / gcd(limit, window in ns) at most " +
-                    dev.floodgate.door.TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
+                    TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
             }
         }
 

@@ -1,7 +1,6 @@
 package dev.floodgate;
 
 import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.FloodgateFileException;
 import dev.floodgate.store.QuotaTable;
 import net.openhft.chronicle.map.ChronicleMap;
 import org.junit.jupiter.api.Test;

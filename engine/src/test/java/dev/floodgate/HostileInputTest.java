@@ -1,6 +1,5 @@
 package dev.floodgate;
 
-import dev.floodgate.store.FloodgateFileException;
 import dev.floodgate.store.QuotaTable;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package dev.floodgate;
 
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.SegmentHolder;
@@ -89,8 +89,8 @@ class LivenessTest
     {
         final Path file = dir.resolve("zombie.map");
         Floodgate.open(config(file)).close();
-        final String ip = identifierAwayFromTheHeader(file, EntryLayout.KIND_BUCKET, Action.AUTH);
-        final int segment = segmentOf(file, EntryLayout.KIND_BUCKET, Action.AUTH, ip);
+        final String ip = identifierAwayFromTheHeader(file, Entry.KIND_BUCKET, Action.AUTH);
+        final int segment = segmentOf(file, Entry.KIND_BUCKET, Action.AUTH, ip);
         // the holder's parent becomes `sleep`, which never reaps it: killed, it stays a zombie
         try (ChildJvm parent = ChildJvm.startWrapped(List.of("sh", "-c", "\"$@\" & exec sleep 600", "sh"),
             SegmentHolder.class, file.toString(), Integer.toString(segment), "forever"))
@@ -120,8 +120,8 @@ class LivenessTest
     {
         final Path file = dir.resolve("namespaces.map");
         Floodgate.open(config(file)).close();
-        final String user = identifierAwayFromTheHeader(file, EntryLayout.KIND_WINDOW, Action.PUBLISH);
-        final int segment = segmentOf(file, EntryLayout.KIND_WINDOW, Action.PUBLISH, user);
+        final String user = identifierAwayFromTheHeader(file, Entry.KIND_WINDOW, Action.PUBLISH);
+        final int segment = segmentOf(file, Entry.KIND_WINDOW, Action.PUBLISH, user);
         try (Floodgate gate = Floodgate.open(config(file)))
         {
             final List<ProcessHandle> holderTree;

@@ -1,7 +1,6 @@
 package dev.floodgate.door;
 
-import dev.floodgate.store.EntryLayout;
-import org.agrona.concurrent.AtomicBuffer;
+import dev.floodgate.store.Entry;
 
 import java.util.function.LongSupplier;
 
@@ -13,7 +12,7 @@ import java.util.function.LongSupplier;
  * <p>The steps, each a single store or compare-and-set:
  * <ol>
  * <li>publish a new entry generation (release): a check that reads any word written below resolves again;</li>
- * <li>record the old units and the TAT word in the side record (see {@link EntryLayout#CONVERSION_TAT_OFFSET})
+ * <li>record the old units and the TAT word in the side record (see {@link Entry#conversionTat})
  * and freeze the word by compare-and-set to {@link TokenBucket#FROZEN}, retrying while checks move it; from
  * then on no check can move it ({@link TokenBucket} treats it as stale), and the side record is the truth;</li>
  * <li>write the new limit, then the new window;</li>
@@ -52,64 +51,61 @@ final class BucketConversion
      * @param nowNanos       monotonic time.
      * @param steps          {@link #STEPS}; fewer stops there, as a kill would.
      */
-    static void run(final AtomicBuffer value, final LongSupplier nextGeneration, final long limit,
+    static void run(final Entry value, final LongSupplier nextGeneration, final long limit,
         final long windowMs, final TokenBucket to, final long version, final long nowNanos, final int steps)
     {
-        if (value.getLongVolatile(EntryLayout.STATE_OFFSET) == TokenBucket.FROZEN)
+        if (value.bucketTatVolatile() == TokenBucket.FROZEN)
         {
             undo(value);
         }
-        final long entryVersion = value.getInt(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL;
+        final long entryVersion = value.unitsVersion() & 0xFFFF_FFFFL;
         if (entryVersion >= version)
         {
             return;
         }
-        final long oldLimit = value.getLong(EntryLayout.LIMIT_OFFSET);
-        final long oldWindowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
+        final long oldLimit = value.limit();
+        final long oldWindowMs = value.windowMs();
         if (oldLimit != limit || oldWindowMs != windowMs)
         {
-            value.putLongRelease(EntryLayout.GENERATION_OFFSET, nextGeneration.getAsLong());
+            value.publishGenerationRelease(nextGeneration.getAsLong());
             if (steps < 2)
             {
                 return;
             }
-            value.putLong(EntryLayout.CONVERSION_UNITS_OFFSET, packUnits(oldLimit, oldWindowMs));
+            value.putConversionUnits(packUnits(oldLimit, oldWindowMs));
             long tat;
             do
             {
-                tat = value.getLongVolatile(EntryLayout.STATE_OFFSET);
-                value.putLong(EntryLayout.CONVERSION_TAT_OFFSET, tat);
+                tat = value.bucketTatVolatile();
+                value.putConversionTat(tat);
             }
-            while (!value.compareAndSetLong(EntryLayout.STATE_OFFSET, tat, TokenBucket.FROZEN));
+            while (!value.casBucketTat(tat, TokenBucket.FROZEN)); // under the lock: the generation is new already
             if (steps < 3)
             {
                 return;
             }
-            value.putLong(EntryLayout.LIMIT_OFFSET, limit);
-            value.putLong(EntryLayout.WINDOW_MS_OFFSET, windowMs);
+            value.putUnits(limit, windowMs);
             if (steps < 4)
             {
                 return;
             }
             final long converted = new TokenBucket(oldLimit, oldWindowMs).convert(tat, nowNanos, to);
             // one unit more debt when equal, so an old-units compare-and-set cannot land on the new word
-            value.putLongVolatile(EntryLayout.STATE_OFFSET, converted == tat ? TokenBucket.notFrozen(converted + 1) :
-                converted);
+            value.putBucketTatVolatile(converted == tat ? TokenBucket.notFrozen(converted + 1) : converted);
             if (steps < 5)
             {
                 return;
             }
         }
-        value.putIntRelease(EntryLayout.UNITS_VERSION_OFFSET, (int)version);
+        value.publishUnitsVersionRelease((int)version);
     }
 
     /** Puts back the units and the word a killed conversion recorded; the word last, so it stays frozen till then. */
-    private static void undo(final AtomicBuffer value)
+    private static void undo(final Entry value)
     {
-        final long units = value.getLong(EntryLayout.CONVERSION_UNITS_OFFSET);
-        value.putLong(EntryLayout.LIMIT_OFFSET, units & LIMIT_MASK);
-        value.putLong(EntryLayout.WINDOW_MS_OFFSET, units >>> LIMIT_BITS);
-        value.putLongVolatile(EntryLayout.STATE_OFFSET, value.getLong(EntryLayout.CONVERSION_TAT_OFFSET));
+        final long units = value.conversionUnits();
+        value.putUnits(units & LIMIT_MASK, units >>> LIMIT_BITS);
+        value.putBucketTatVolatile(value.conversionTat());
     }
 
     private static final int LIMIT_BITS = 24;

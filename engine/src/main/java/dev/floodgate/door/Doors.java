@@ -2,15 +2,14 @@ package dev.floodgate.door;
 
 import dev.floodgate.Action;
 import dev.floodgate.Charge;
-import dev.floodgate.Floodgate;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.CounterRegion;
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
-import dev.floodgate.store.TableBusyException;
+import dev.floodgate.TableBusyException;
 import dev.floodgate.store.TableFullException;
 
 import java.util.List;
@@ -30,7 +29,7 @@ import java.util.List;
  * to the old one), the version; a process killed at any step leaves a state the next locker finishes or undoes.
  * A check in any process, on either policy, reads the TAT word and then the generation before its
  * compare-and-set
- * ({@link TokenBucket#tryAcquire(org.agrona.concurrent.AtomicBuffer, int, dev.floodgate.Ticker, long, int, long)}):
+ * ({@link TokenBucket#tryAcquire(Entry, dev.floodgate.Ticker, long, long)}):
  * if it read the frozen or converted word it sees the new generation and resolves again; if it read the old
  * word its compare-and-set either lands first (and its token is converted with the debt) or fails. So no
  * check applies one policy's units to the other's word, and the tokens already spent carry over.
@@ -49,22 +48,22 @@ import java.util.List;
  */
 public final class Doors
 {
-    private static final int BUCKET = EntryLayout.KIND_BUCKET << 8;
-    private static final int WINDOW = EntryLayout.KIND_WINDOW << 8;
-    private static final int BLOCKED = EntryLayout.KIND_BLOCKED << 8;
+    static final int BUCKET = Entry.KIND_BUCKET << 8;
+    static final int WINDOW = Entry.KIND_WINDOW << 8;
+    private static final int BLOCKED = Entry.KIND_BLOCKED << 8;
     private static final long TOUCH_GRANULARITY_NANOS = 1_000_000_000L;
     private static final int ACTIONS = Action.values().length;
     /** Tries of one check when the policy or the entry changes under it, before it degrades. */
     static final int ATTEMPTS = 4;
 
     private final QuotaTable table;
-    private final Ticker ticker;
-    private final CoarseClock clock;
-    private final QuotaCache cache;
-    private final int shards;
+    final Ticker ticker;
+    final CoarseClock clock;
+    final QuotaCache cache;
+    final int shards;
     private final Runnable onTableFull;
-    private final PolicyRegion policyRegion;
-    private final CheckCounters counters;
+    final PolicyRegion policyRegion;
+    final CheckCounters counters;
     private final ThreadLocal<long[]> scratch;
     private final long[] unreachable;
     private volatile PolicySnapshot snapshot;
@@ -77,7 +76,7 @@ public final class Doors
      * @param counters    this process's check counters.
      * @param onTableFull asked (without waiting) to reclaim idle entries when a check finds the table full.
      * @param unreachable per action ordinal, what a check answers when it cannot reach its entry in time:
-     *                    {@link Floodgate#ADMITTED} or a retry-after in ms.
+     *                    {@link CheckResult#ADMITTED} or a retry-after in ms.
      */
     public Doors(final QuotaTable table, final long capacity, final Ticker ticker, final CoarseClock clock,
         final CheckCounters counters, final Runnable onTableFull, final long[] unreachable)
@@ -130,7 +129,7 @@ public final class Doors
      * @param identifier who.
      * @param action     what.
      * @param cost       tokens, at least 1.
-     * @return {@link Floodgate#ADMITTED}, the retry-after in milliseconds, or {@link Floodgate#NEVER}.
+     * @return {@link CheckResult#ADMITTED}, the retry-after in milliseconds, or {@link CheckResult#NEVER}.
      */
     public long checkBucket(final CharSequence identifier, final Action action, final long cost)
     {
@@ -138,7 +137,7 @@ public final class Doors
         final int a = action.ordinal();
         if (rule.isOff())
         {
-            return Floodgate.ADMITTED; // not counted: an action switched off must cost next to nothing
+            return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
         }
         final int hash = QuotaCache.hash(identifier);
         if (cost > rule.limit)
@@ -146,11 +145,32 @@ public final class Doors
             return never(identifier, hash, action, rule);
         }
         final int kindAction = BUCKET | a;
+        final long now = clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
+        final long result = claimBucket(identifier, hash, kindAction, action, rule, cost, null, 0);
+        if (result == UNREACHABLE)
+        {
+            return unavailable(action, rule);
+        }
+        return outcome(identifier, hash, action, rule, result, now);
+    }
+
+    /** Returned by {@link #claimBucket} when the entry could not be had: the unreachable rule answers. */
+    static final long UNREACHABLE = -1;
+
+    /**
+     * The bucket door's claim, shared by a check and a charge: resolves the slot when it is missing, evicted,
+     * tombstoned or in older units, and tries again when a conversion swaps the word under the claim, three
+     * times at most (then degrades rather than spins).
+     *
+     * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link #UNREACHABLE}.
+     */
+    long claimBucket(final CharSequence identifier, final int hash, final int kindAction,
+        final Action action, final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i)
+    {
         final int index = cache.index(hash, kindAction);
         QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
-        final long now = clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
-        long result = TokenBucket.STALE;
-        for (int attempt = 0; attempt < 3 && result == TokenBucket.STALE; attempt++)
+        for (int attempt = 0; attempt < 3; attempt++)
         {
             // A slot in newer units than this check's rule (another process converted under a policy this
             // thread loaded a moment too early) is the truth: its units are the entry's. Only older is stale.
@@ -160,18 +180,21 @@ public final class Doors
                 slot = resolve(identifier, hash, kindAction, action, rule, index);
                 if (slot == null)
                 {
-                    return unavailable(action, rule);
+                    return UNREACHABLE;
                 }
             }
-            result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, ticker, cost,
-                EntryLayout.GENERATION_OFFSET, slot.generation);
-            slot = result == TokenBucket.STALE ? null : slot;
+            final long result = slot.bucket.tryAcquire(slot.entry, ticker, cost, slot.generation);
+            if (result != TokenBucket.STALE)
+            {
+                if (claimed != null)
+                {
+                    claimed[i] = result == CheckResult.ADMITTED ? slot : null;
+                }
+                return result;
+            }
+            slot = null;
         }
-        if (result == TokenBucket.STALE)
-        {
-            return unavailable(action, rule); // converted three times during one check: degrade, do not spin
-        }
-        return outcome(identifier, hash, action, rule, result, now);
+        return UNREACHABLE; // converted three times during one check
     }
 
     /**
@@ -184,7 +207,7 @@ public final class Doors
      * @param identifier who.
      * @param action     what.
      * @param cost       tokens, at least 1; all or nothing.
-     * @return {@link Floodgate#ADMITTED}, the milliseconds to the window's end, or {@link Floodgate#NEVER}.
+     * @return {@link CheckResult#ADMITTED}, the milliseconds to the window's end, or {@link CheckResult#NEVER}.
      */
     public long checkWindow(final CharSequence identifier, final Action action, final long cost)
     {
@@ -200,7 +223,7 @@ public final class Doors
             final long limit = cursor.regime().limit();
             if (limit == 0 && policyRegion.generationAcquire() == policy.generation())
             {
-                return Floodgate.ADMITTED; // switched off: not counted, not even hashed; it must cost next to nothing
+                return CheckResult.ADMITTED; // switched off: not counted, not even hashed; it must cost next to nothing
             }
             final int hash = QuotaCache.hash(identifier);
             if (limit == 0 || cost > limit)
@@ -217,12 +240,12 @@ public final class Doors
             {
                 return unavailable(action, rule);
             }
-            final int claimed = WindowClaim.claim(slot.buffer, slot.generation, policyRegion, policy.generation(),
+            final int claimed = WindowClaim.claim(slot.entry, slot.generation, policyRegion, policy.generation(),
                 rule, cursor.number(), cost, cost == 1 ? null : scratch.get(), false);
             if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
             {
                 return outcome(identifier, hash, action, rule,
-                    claimed == WindowClaim.ADMITTED ? Floodgate.ADMITTED : Math.max(1, cursor.endMs() - nowMs),
+                    claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED : Math.max(1, cursor.endMs() - nowMs),
                     nowNanos);
             }
             // STALE_ENTRY: the cached slot fails isCurrent and is resolved again; STALE_POLICY: reloaded above
@@ -230,7 +253,7 @@ public final class Doors
         return unavailable(action, rule); // the policy or the entry changed under every attempt: do not spin
     }
 
-    private QuotaSlot windowSlot(final CharSequence identifier, final int hash, final int kindAction,
+    QuotaSlot windowSlot(final CharSequence identifier, final int hash, final int kindAction,
         final Action action, final ActionRule rule, final int index)
     {
         final QuotaSlot slot = cache.get(index, identifier, hash, kindAction);
@@ -242,277 +265,61 @@ public final class Doors
     }
 
     /**
-     * Charges several quotas, all or nothing: each is claimed in list order and, when one is refused, those
-     * already claimed are given back. Each charge counts as one check of its action, with the outcome of the
-     * whole; a charge of an action off at that moment is admitted and not counted. All quotas are claimed
-     * under one policy snapshot, and the policy generation is loaded again before anything is recorded: if it
-     * changed, every claim is given back and the charge starts again (at most {@link #ATTEMPTS} times, then
-     * each quota answers as if its entry were unavailable). Allocates (a cold-ish path for produce requests
-     * with several quotas).
+     * Charges several quotas, all or nothing: see {@link Charges}.
      *
      * @param charges the quotas.
-     * @return {@link Floodgate#ADMITTED}, or the refusing charge's result.
+     * @return {@link CheckResult#ADMITTED}, or the refusing charge's result.
      */
     public long charge(final List<Charge> charges)
     {
-        final Charging charging = new Charging(charges.size());
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
-        {
-            final PolicySnapshot policy = policy();
-            if (claimAll(charges, policy, charging))
-            {
-                return record(charges, policy, charging);
-            }
-        }
-        long refusal = Floodgate.ADMITTED;
-        final PolicySnapshot policy = policy();
-        for (final Charge c : charges)
-        {
-            final ActionRule rule = policy.rule(c.action());
-            final long result = unavailable(c.action(), rule);
-            refusal = refusal == Floodgate.ADMITTED ? result : refusal;
-        }
-        return refusal;
-    }
-
-    /** One charge's working state, reused across its attempts. */
-    private static final class Charging
-    {
-        final QuotaSlot[] slots;
-        final long[][] receipts;
-        final long[] nows;
-        final long[] results;
-        final boolean[] off;
-        int refused;
-
-        Charging(final int n)
-        {
-            slots = new QuotaSlot[n];
-            receipts = new long[n][];
-            nows = new long[n];
-            results = new long[n];
-            off = new boolean[n];
-        }
-    }
-
-    /**
-     * Claims the quotas in order until one that is not in shadow mode is refused; records nothing.
-     *
-     * @return false when the policy changed before the claims were validated (all given back: start again).
-     */
-    private boolean claimAll(final List<Charge> charges, final PolicySnapshot policy, final Charging charging)
-    {
-        final int n = charges.size();
-        charging.refused = -1;
-        boolean stale = false;
-        for (int i = 0; i < n; i++)
-        {
-            final Charge c = charges.get(i);
-            final ActionRule rule = policy.rule(c.action());
-            charging.slots[i] = null;
-            charging.results[i] = Floodgate.ADMITTED;
-            charging.nows[i] = c.bucket() ? ticker.nanos() : clock.nanos();
-            charging.off[i] = c.bucket() ? rule.isOff() :
-                rule.cursor(Math.floorDiv(charging.nows[i], 1_000_000L)).regime().limit() == 0;
-            if (charging.off[i] || charging.refused >= 0 || stale)
-            {
-                continue; // off, or after the refusal: only the off-ness is needed, to leave it uncounted
-            }
-            final int hash = QuotaCache.hash(c.identifier());
-            final int kindAction = (c.bucket() ? BUCKET : WINDOW) | c.action().ordinal();
-            final int index = cache.index(hash, kindAction);
-            final long result;
-            if (c.bucket())
-            {
-                result = c.cost() > rule.limit ? Floodgate.NEVER :
-                    chargeBucket(c, hash, kindAction, index, rule, charging.nows[i], charging.slots, i);
-            }
-            else
-            {
-                final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
-                final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
-                if (c.cost() > cursor.regime().limit())
-                {
-                    result = Floodgate.NEVER;
-                }
-                else
-                {
-                    result = chargeWindow(c, hash, kindAction, index, policy, rule, cursor.number(),
-                        Math.max(1, cursor.endMs() - nowMs), charging, i);
-                    stale = result == STALE_CHARGE;
-                }
-            }
-            charging.results[i] = result;
-            if (result != Floodgate.ADMITTED && !stale && !rule.shadow)
-            {
-                charging.refused = i;
-            }
-        }
-        if (!stale && policyRegion.generationAcquire() == policy.generation())
-        {
-            return true;
-        }
-        giveBackAll(charges, charging);
-        return false;
-    }
-
-    /** Returned by {@link #chargeWindow} when the policy changed under its claim. */
-    private static final long STALE_CHARGE = Long.MIN_VALUE;
-
-    private long chargeWindow(final Charge c, final int hash, final int kindAction, final int index,
-        final PolicySnapshot policy, final ActionRule rule, final long number, final long retryAfterMs,
-        final Charging charging, final int i)
-    {
-        final long[] receipts = charging.receipts[i] == null ? new long[shards] : charging.receipts[i];
-        charging.receipts[i] = receipts;
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++)
-        {
-            final QuotaSlot slot = windowSlot(c.identifier(), hash, kindAction, c.action(), rule, index);
-            if (slot == null)
-            {
-                return unavailableResult(c.action(), rule);
-            }
-            final int claimed = WindowClaim.claim(slot.buffer, slot.generation, policyRegion, policy.generation(),
-                rule, number, c.cost(), receipts, true);
-            switch (claimed)
-            {
-                case WindowClaim.ADMITTED:
-                    charging.slots[i] = slot;
-                    return Floodgate.ADMITTED;
-                case WindowClaim.REFUSED:
-                    return retryAfterMs;
-                case WindowClaim.STALE_POLICY:
-                    return STALE_CHARGE;
-                default:
-                    break; // STALE_ENTRY: resolve again
-            }
-        }
-        return unavailableResult(c.action(), rule);
-    }
-
-    private void giveBackAll(final List<Charge> charges, final Charging charging)
-    {
-        for (int i = 0; i < charges.size(); i++)
-        {
-            final QuotaSlot slot = charging.slots[i];
-            if (slot == null)
-            {
-                continue;
-            }
-            final Charge c = charges.get(i);
-            if (c.bucket())
-            {
-                slot.bucket.giveBack(slot.buffer, EntryLayout.STATE_OFFSET, charging.nows[i], c.cost(),
-                    EntryLayout.GENERATION_OFFSET, slot.generation);
-            }
-            else
-            {
-                WindowClaim.giveBack(slot.buffer, slot.generation, charging.receipts[i], shards);
-            }
-            charging.slots[i] = null;
-        }
-    }
-
-    /** Records a validated charge: refusals, counters, and the give-back when a quota refused the whole. */
-    private long record(final List<Charge> charges, final PolicySnapshot policy, final Charging charging)
-    {
-        final int refused = charging.refused;
-        if (refused >= 0)
-        {
-            giveBackAll(charges, charging);
-        }
-        for (int i = 0; i < charges.size(); i++)
-        {
-            final Charge c = charges.get(i);
-            final int a = c.action().ordinal();
-            if (charging.off[i])
-            {
-                continue; // switched off: not counted, like the one-action doors
-            }
-            final long result = charging.results[i];
-            if (result != Floodgate.ADMITTED && (refused < 0 || i <= refused))
-            {
-                recordRefusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(), charging.nows[i]);
-                if (result == Floodgate.NEVER)
-                {
-                    counters.increment(a, CounterRegion.NEVER);
-                }
-                if (policy.rule(c.action()).shadow)
-                {
-                    counters.increment(a, CounterRegion.SHADOWED);
-                    counters.increment(a, CounterRegion.ADMITTED);
-                    continue; // a shadow quota never fails the whole
-                }
-            }
-            counters.increment(a, refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
-        }
-        return refused < 0 ? Floodgate.ADMITTED : charging.results[refused];
-    }
-
-    private long chargeBucket(final Charge c, final int hash, final int kindAction, final int index,
-        final ActionRule rule, final long now, final QuotaSlot[] slots, final int i)
-    {
-        QuotaSlot slot = cache.get(index, c.identifier(), hash, kindAction);
-        for (int attempt = 0; attempt < 3; attempt++)
-        {
-            if (slot == null || !slot.matches(c.identifier(), hash, kindAction) || slot.version < rule.version ||
-                !slot.isCurrent())
-            {
-                slot = resolve(c.identifier(), hash, kindAction, c.action(), rule, index);
-            }
-            if (slot == null)
-            {
-                return unavailableResult(c.action(), rule);
-            }
-            final long result = slot.bucket.tryAcquire(slot.buffer, EntryLayout.STATE_OFFSET, ticker, c.cost(),
-                EntryLayout.GENERATION_OFFSET, slot.generation);
-            if (result != TokenBucket.STALE)
-            {
-                slots[i] = result == Floodgate.ADMITTED ? slot : null;
-                return result;
-            }
-            slot = null;
-        }
-        return unavailableResult(c.action(), rule);
+        return Charges.charge(this, charges);
     }
 
     private long outcome(final CharSequence identifier, final int hash, final Action action, final ActionRule rule,
         final long result, final long nowNanos)
     {
         final int a = action.ordinal();
-        if (result == Floodgate.ADMITTED)
+        if (result == CheckResult.ADMITTED)
         {
             counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
+            return CheckResult.ADMITTED;
         }
+        return refused(identifier, hash, action, rule, result, nowNanos);
+    }
+
+    /** Records a refusal; counts it as refused, or as admitted when the action is in shadow mode. */
+    private long refused(final CharSequence identifier, final int hash, final Action action, final ActionRule rule,
+        final long result, final long nowNanos)
+    {
         recordRefusal(identifier, hash, action, nowNanos);
-        if (rule.shadow)
+        if (shadowed(action.ordinal(), rule))
         {
-            counters.increment(a, CounterRegion.SHADOWED);
-            counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
+            return CheckResult.ADMITTED;
         }
-        counters.increment(a, CounterRegion.REFUSED);
+        counters.increment(action.ordinal(), CounterRegion.REFUSED);
         return result;
+    }
+
+    /** @return true, counted as shadowed and admitted, when the rule's action is in shadow mode. */
+    boolean shadowed(final int a, final ActionRule rule)
+    {
+        if (!rule.shadow)
+        {
+            return false;
+        }
+        counters.increment(a, CounterRegion.SHADOWED);
+        counters.increment(a, CounterRegion.ADMITTED);
+        return true;
     }
 
     /** A cost above the whole limit: it can never succeed, so it is refused (or, in shadow mode, admitted). */
     private long never(final CharSequence identifier, final int hash, final Action action, final ActionRule rule)
     {
-        final int a = action.ordinal();
-        counters.increment(a, CounterRegion.NEVER);
-        recordRefusal(identifier, hash, action, ticker.nanos());
-        if (rule.shadow)
-        {
-            counters.increment(a, CounterRegion.SHADOWED);
-            counters.increment(a, CounterRegion.ADMITTED);
-            return Floodgate.ADMITTED;
-        }
-        counters.increment(a, CounterRegion.REFUSED);
-        return Floodgate.NEVER;
+        counters.increment(action.ordinal(), CounterRegion.NEVER);
+        return refused(identifier, hash, action, rule, CheckResult.NEVER, ticker.nanos());
     }
 
-    private void recordRefusal(final CharSequence identifier, final int hash, final Action action, final long now)
+    void recordRefusal(final CharSequence identifier, final int hash, final Action action, final long now)
     {
         final int kindAction = BLOCKED | action.ordinal();
         final int index = cache.index(hash, kindAction);
@@ -527,7 +334,7 @@ public final class Doors
                     return; // counted by resolve; the refusal itself stands
                 }
             }
-            if (addRefusal(slot.buffer, slot.generation, ShardProbe.shard(ShardProbe.probe(), shards), now))
+            if (addRefusal(slot.entry, slot.generation, ShardProbe.shard(ShardProbe.probe(), shards), now))
             {
                 return;
             }
@@ -538,34 +345,21 @@ public final class Doors
     /**
      * Adds one refusal to a blocked counter's shard and, at most once a second, stores the touch time: striped
      * so racing refusals from several CPUs add to different lines, and the generation line every check reads
-     * stays shared instead of bouncing on each refusal. Both writes load their word, then the generation
-     * (acquire), then compare-and-set. A compare-and-set loop rather than check-then-add: an add has no
-     * expected value, so one that stalls after its generation check lands on whatever the memory became; a
-     * compare-and-set lands only on the word it read from the live entry.
+     * stays shared instead of bouncing on each refusal. Both writes are generation-checked
+     * ({@link Entry#addRefusalIfCurrent}, {@link Entry#touchIfCurrent}).
      *
      * @return false when the generation changed before the count landed (nothing written: resolve again).
      */
-    static boolean addRefusal(final org.agrona.concurrent.AtomicBuffer buffer, final long generation,
-        final int shard, final long now)
+    static boolean addRefusal(final Entry entry, final long generation, final int shard, final long now)
     {
-        final int offset = EntryLayout.shardOffset(shard);
-        while (true)
+        if (!entry.addRefusalIfCurrent(generation, shard))
         {
-            final long count = buffer.getLongVolatile(offset);
-            if (buffer.getLongAcquire(EntryLayout.GENERATION_OFFSET) != generation)
-            {
-                return false;
-            }
-            if (buffer.compareAndSetLong(offset, count, count + 1))
-            {
-                break;
-            }
+            return false;
         }
-        final long touched = buffer.getLongVolatile(EntryLayout.TOUCHED_OFFSET);
-        if (now - touched > TOUCH_GRANULARITY_NANOS &&
-            buffer.getLongAcquire(EntryLayout.GENERATION_OFFSET) == generation)
+        final long touched = entry.touchedVolatile();
+        if (now - touched > TOUCH_GRANULARITY_NANOS)
         {
-            buffer.compareAndSetLong(EntryLayout.TOUCHED_OFFSET, touched, now); // losing to another touch is as good
+            entry.touchIfCurrent(generation, touched, now);
         }
         return true;
     }
@@ -575,15 +369,15 @@ public final class Doors
      * full): the operator's rule for the action answers, and the answer is counted as what it is. Nothing is
      * ever admitted here without being counted as admitted.
      */
-    private long unavailable(final Action action, final ActionRule rule)
+    long unavailable(final Action action, final ActionRule rule)
     {
         final long result = unavailableResult(action, rule);
-        counters.increment(action.ordinal(), result == Floodgate.ADMITTED ? CounterRegion.ADMITTED :
+        counters.increment(action.ordinal(), result == CheckResult.ADMITTED ? CounterRegion.ADMITTED :
             CounterRegion.REFUSED);
         return result;
     }
 
-    private long unavailableResult(final Action action, final ActionRule rule)
+    long unavailableResult(final Action action, final ActionRule rule)
     {
         return unreachable[action.ordinal()];
     }
@@ -598,7 +392,7 @@ public final class Doors
         final String id = identifier.toString();
         final byte kind = (byte)(kindAction >>> 8);
         final long now = ticker.nanos();
-        final boolean bucket = kind == EntryLayout.KIND_BUCKET;
+        final boolean bucket = kind == Entry.KIND_BUCKET;
         final long limit = rule == null ? 0 : rule.limit;
         final long windowMs = rule == null ? 0 : rule.windowMs;
         final long version = rule == null ? 0 : rule.version;
@@ -631,7 +425,7 @@ public final class Doors
     }
 
     /** Converts a bucket's TAT word to the rule's units; under the segment's update lock. See the class doc. */
-    private void upgrade(final org.agrona.concurrent.UnsafeBuffer value, final FileHeader header,
+    private void upgrade(final Entry value, final FileHeader header,
         final ActionRule rule)
     {
         BucketConversion.run(value, header::nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,

@@ -1,15 +1,14 @@
 package dev.floodgate.door;
 
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.Resolved;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * This process's handle on one entry: where its value is mapped, the generation it had when it was
  * resolved and, for a bucket, the arithmetic of the units its TAT word is in and the policy version of
  * those units. Immutable.
  *
- * <p>The address is only trusted while {@code buffer.getLongAcquire(GENERATION) == generation}: the janitor
+ * <p>The address is only trusted while {@code entry.isCurrentAcquire(generation)}: the janitor
  * changes the generation before an entry's memory can ever be reused (see {@code Janitor}), and a bucket's
  * conversion to new units changes it before it rewrites the word.
  */
@@ -18,7 +17,8 @@ public final class QuotaSlot
     final String identifier;
     final int hash;
     final int kindAction;
-    final UnsafeBuffer buffer;
+    /** The flyweight over the entry's memory: one per slot, made on the cold path, never per check. */
+    final Entry entry;
     final long generation;
     final long version;
     final TokenBucket bucket;
@@ -28,11 +28,11 @@ public final class QuotaSlot
         this.identifier = identifier;
         this.hash = hash;
         this.kindAction = kindAction;
-        this.buffer = resolved.buffer();
+        this.entry = resolved.entry();
         this.generation = resolved.generation();
         this.version = resolved.version();
         final byte kind = (byte)(kindAction >>> 8);
-        this.bucket = kind == EntryLayout.KIND_BUCKET && TokenBucket.fits(resolved.limit(), resolved.windowMs()) ?
+        this.bucket = kind == Entry.KIND_BUCKET && TokenBucket.fits(resolved.limit(), resolved.windowMs()) ?
             new TokenBucket(resolved.limit(), resolved.windowMs()) : null;
     }
 
@@ -43,6 +43,6 @@ public final class QuotaSlot
 
     boolean isCurrent()
     {
-        return buffer.getLongAcquire(EntryLayout.GENERATION_OFFSET) == generation;
+        return entry.isCurrentAcquire(generation);
     }
 }

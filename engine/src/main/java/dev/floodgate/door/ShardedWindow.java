@@ -1,6 +1,6 @@
 package dev.floodgate.door;
 
-import org.agrona.concurrent.AtomicBuffer;
+import dev.floodgate.store.Entry;
 
 /**
  * The per-CPU-sharded fixed window of {@code checkLimitInCaller}.
@@ -161,25 +161,22 @@ public final class ShardedWindow
      * previous regime's last window (its clock read before that check's) is refused on this shard rather
      * than counted there: it under-admits until the window ends, never over-admits.
      *
-     * @param buffer       the entry's value.
-     * @param offset       the shard word's offset.
+     * @param entry        the entry.
      * @param want         tokens wanted, at least 1.
      * @param windowNumber the current window number.
      * @param previous     the regime before the current one.
      * @param current      the current regime (windows numbered from its base on).
-     * @param shard        the shard index (its cap).
-     * @param genOffset    the entry's generation word.
+     * @param shard        the shard index (its word and its cap).
      * @param generation   the generation the caller resolved.
      * @return a receipt: a shard word whose {@link #used} is the tokens claimed and whose {@link #window40} is
      * the window they were claimed in (for {@link #giveBack}); or, with {@code used == 0}, {@link #EXHAUSTED},
      * {@link #RACE} (a compare-and-set lost: retry) or {@link #STALE} (the generation changed: resolve again).
      */
-    public static long tryClaim(final AtomicBuffer buffer, final int offset, final long want,
-        final long windowNumber, final WindowRegime previous, final WindowRegime current, final int shard,
-        final int genOffset, final long generation)
+    public static long tryClaim(final Entry entry, final long want, final long windowNumber,
+        final WindowRegime previous, final WindowRegime current, final int shard, final long generation)
     {
-        final long word = buffer.getLongVolatile(offset);
-        if (buffer.getLongAcquire(genOffset) != generation)
+        final long word = entry.shardVolatile(shard);
+        if (!entry.isCurrentAcquire(generation))
         {
             return STALE;
         }
@@ -209,7 +206,7 @@ public final class ShardedWindow
         {
             return EXHAUSTED;
         }
-        if (!buffer.compareAndSetLong(offset, word, word(number, used + take)))
+        if (!entry.casShard(shard, word, word(number, used + take)))
         {
             return RACE;
         }
@@ -242,21 +239,19 @@ public final class ShardedWindow
      * only grow but for give-backs, so the word holds at least this claim's tokens), never another check's,
      * and never writes memory the entry no longer owns.
      *
-     * @param buffer     the entry's value.
-     * @param offset     the shard word's offset.
+     * @param entry      the entry.
+     * @param shard      the shard the claim was made on.
      * @param receipt    what {@link #tryClaim} returned for the claim.
-     * @param genOffset  the entry's generation word.
      * @param generation the generation the claim was made under.
      * @return false when the generation changed (nothing written), else true.
      */
-    public static boolean giveBack(final AtomicBuffer buffer, final int offset, final long receipt,
-        final int genOffset, final long generation)
+    public static boolean giveBack(final Entry entry, final int shard, final long receipt, final long generation)
     {
         final long amount = used(receipt);
         while (true)
         {
-            final long word = buffer.getLongVolatile(offset);
-            if (buffer.getLongAcquire(genOffset) != generation)
+            final long word = entry.shardVolatile(shard);
+            if (!entry.isCurrentAcquire(generation))
             {
                 return false;
             }
@@ -264,7 +259,7 @@ public final class ShardedWindow
             {
                 return true; // the window is over: its count no longer matters
             }
-            if (buffer.compareAndSetLong(offset, word, word - amount))
+            if (entry.casShard(shard, word, word - amount))
             {
                 return true;
             }

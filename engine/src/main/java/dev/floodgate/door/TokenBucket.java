@@ -1,7 +1,6 @@
 package dev.floodgate.door;
 
-import dev.floodgate.Floodgate;
-import org.agrona.concurrent.AtomicBuffer;
+import dev.floodgate.store.Entry;
 
 /**
  * The exact token bucket of {@code checkLimit}, as GCRA on one word: the theoretical arrival time (TAT).
@@ -79,32 +78,6 @@ public final class TokenBucket
     }
 
     /**
-     * Claims one token with a compare-and-set loop.
-     *
-     * @param buffer   the entry's value.
-     * @param offset   the TAT word's offset.
-     * @param nowNanos monotonic time.
-     * @return {@link Floodgate#ADMITTED}, or the milliseconds until the next whole token (at least 1).
-     */
-    public long tryAcquire(final AtomicBuffer buffer, final int offset, final long nowNanos)
-    {
-        final long now = nowNanos * scale;
-        while (true)
-        {
-            final long tat = buffer.getLongVolatile(offset);
-            final long debt = debt(tat, now);
-            if (debt > admitThreshold)
-            {
-                return retryAfterMs(debt);
-            }
-            if (buffer.compareAndSetLong(offset, tat, now + debt + interval))
-            {
-                return Floodgate.ADMITTED;
-            }
-        }
-    }
-
-    /**
      * Claims {@code cost} tokens at once, all or nothing (GCRA with an increment of {@code cost T}), as long as
      * the entry's generation stays {@code generation}.
      *
@@ -118,24 +91,22 @@ public final class TokenBucket
      * its load would otherwise judge a word other threads moved on with a stale "now", and refuse a bucket that
      * has tokens.
      *
-     * @param buffer       the entry's value.
-     * @param offset       the TAT word's offset.
+     * @param entry        the bucket entry.
      * @param clock        monotonic time.
      * @param cost         tokens, 1 to limit.
-     * @param genOffset    the generation word's offset.
      * @param generation   the generation the caller's units belong to.
-     * @return {@link Floodgate#ADMITTED}, the milliseconds until {@code cost} tokens are available, or
+     * @return {@link CheckResult#ADMITTED}, the milliseconds until {@code cost} tokens are available, or
      * {@link #STALE} when the generation changed (resolve again).
      */
-    public long tryAcquire(final AtomicBuffer buffer, final int offset, final dev.floodgate.Ticker clock,
-        final long cost, final int genOffset, final long generation)
+    public long tryAcquire(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
+        final long generation)
     {
         final long increment = cost * interval;
         final long threshold = span - increment;
         while (true)
         {
-            final long tat = buffer.getLongVolatile(offset);
-            if (buffer.getLongAcquire(genOffset) != generation || tat == FROZEN)
+            final long tat = entry.bucketTatVolatile();
+            if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
             {
                 return STALE;
             }
@@ -145,9 +116,9 @@ public final class TokenBucket
             {
                 return Math.max(1, ceilDiv(ceilDiv(debt - threshold, scale), NANOS_PER_MS));
             }
-            if (buffer.compareAndSetLong(offset, tat, notFrozen(now + debt + increment)))
+            if (entry.casBucketTat(tat, notFrozen(now + debt + increment)))
             {
-                return Floodgate.ADMITTED;
+                return CheckResult.ADMITTED;
             }
         }
     }
@@ -156,21 +127,18 @@ public final class TokenBucket
      * Gives back {@code cost} tokens this caller claimed (a multi-quota charge that failed later), never
      * leaving the bucket fuller than full, and only while the generation (so the units) is unchanged.
      *
-     * @param buffer     the entry's value.
-     * @param offset     the TAT word's offset.
+     * @param entry      the bucket entry.
      * @param nowNanos   monotonic time.
      * @param cost       tokens claimed.
-     * @param genOffset  the generation word's offset.
      * @param generation the generation of the claim.
      */
-    public void giveBack(final AtomicBuffer buffer, final int offset, final long nowNanos, final long cost,
-        final int genOffset, final long generation)
+    public void giveBack(final Entry entry, final long nowNanos, final long cost, final long generation)
     {
         final long now = nowNanos * scale;
         while (true)
         {
-            final long tat = buffer.getLongVolatile(offset);
-            if (buffer.getLongAcquire(genOffset) != generation || tat == FROZEN)
+            final long tat = entry.bucketTatVolatile();
+            if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
             {
                 return; // converted or reclaimed meanwhile: keep the charge (refuses more, never admits more)
             }
@@ -180,7 +148,7 @@ public final class TokenBucket
                 return; // already full
             }
             final long next = raw > cost * interval ? tat - cost * interval : now;
-            if (buffer.compareAndSetLong(offset, tat, notFrozen(next)))
+            if (entry.casBucketTat(tat, notFrozen(next)))
             {
                 return;
             }

@@ -1,8 +1,7 @@
 package dev.floodgate.door;
 
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.PolicyRegion;
-import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * The window door's claim on one entry: {@code cost} tokens across the shards, all or nothing, then validated
@@ -37,7 +36,7 @@ final class WindowClaim
     }
 
     /**
-     * @param entry            the entry's value.
+     * @param entry            the entry.
      * @param generation       the entry's generation when resolved.
      * @param policy           the file's policy region.
      * @param policyGeneration the generation {@code rule} was read at.
@@ -49,7 +48,7 @@ final class WindowClaim
      *                         false: the receipts are left all zero.
      * @return {@link #ADMITTED}, {@link #REFUSED}, {@link #STALE_ENTRY} or {@link #STALE_POLICY}.
      */
-    static int claim(final AtomicBuffer entry, final long generation, final PolicyRegion policy,
+    static int claim(final Entry entry, final long generation, final PolicyRegion policy,
         final long policyGeneration, final ActionRule rule, final long windowNumber, final long cost,
         final long[] receipts, final boolean keep)
     {
@@ -65,8 +64,8 @@ final class WindowClaim
         {
             final int shard = home + k < sweep ? home + k : home + k - sweep;
             long receipt;
-            while ((receipt = ShardedWindow.tryClaim(entry, EntryLayout.shardOffset(shard), remaining, number,
-                rule.previous, rule.current, shard, EntryLayout.GENERATION_OFFSET, generation)) == ShardedWindow.RACE)
+            while ((receipt = ShardedWindow.tryClaim(entry, remaining, number, rule.previous, rule.current, shard,
+                generation)) == ShardedWindow.RACE)
             {
                 probe = ShardProbe.advance(probe); // lost a race: spread to another home next time
             }
@@ -78,7 +77,7 @@ final class WindowClaim
             final long take = ShardedWindow.used(receipt);
             // a shard already in a newer window (a clock read a little later) makes the rest claim in it too,
             // as that shard does: a late check counts in one window, not in whichever each shard last saw
-            number = newer(number, take > 0 ? receipt : entry.getLongVolatile(EntryLayout.shardOffset(shard)), rule);
+            number = newer(number, take > 0 ? receipt : entry.shardVolatile(shard), rule);
             if (take > 0)
             {
                 remaining -= take;
@@ -106,8 +105,7 @@ final class WindowClaim
         {
             if (singleShard >= 0)
             {
-                ShardedWindow.giveBack(entry, EntryLayout.shardOffset(singleShard), single,
-                    EntryLayout.GENERATION_OFFSET, generation);
+                ShardedWindow.giveBack(entry, singleShard, single, generation);
             }
         }
         else
@@ -121,19 +119,18 @@ final class WindowClaim
      * Gives back a claim {@link #claim} admitted (a multi-quota charge refused by a later quota) and clears the
      * receipts.
      *
-     * @param entry      the entry's value.
+     * @param entry      the entry.
      * @param generation the entry's generation the claim was made under.
      * @param receipts   per shard, as filled by {@link #claim} with {@code keep}.
      * @param shards     how many slots to give back and clear.
      */
-    static void giveBack(final AtomicBuffer entry, final long generation, final long[] receipts, final int shards)
+    static void giveBack(final Entry entry, final long generation, final long[] receipts, final int shards)
     {
         for (int shard = 0; shard < shards; shard++)
         {
             if (receipts[shard] != 0)
             {
-                ShardedWindow.giveBack(entry, EntryLayout.shardOffset(shard), receipts[shard],
-                    EntryLayout.GENERATION_OFFSET, generation);
+                ShardedWindow.giveBack(entry, shard, receipts[shard], generation);
                 receipts[shard] = 0;
             }
         }

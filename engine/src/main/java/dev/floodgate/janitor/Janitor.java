@@ -4,13 +4,12 @@ import dev.floodgate.Action;
 import dev.floodgate.Ticker;
 import dev.floodgate.door.ShardedWindow;
 import dev.floodgate.door.TokenBucket;
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
-import dev.floodgate.store.TableBusyException;
-import org.agrona.concurrent.UnsafeBuffer;
+import dev.floodgate.TableBusyException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +21,7 @@ import java.util.List;
  * entry's memory for the very next insert. So removal takes two passes at least a grace period apart:
  * <ol>
  * <li>An idle entry is <em>tombstoned</em> under its segment's write lock: its state fingerprint and the time
- * are recorded, then its generation becomes {@link EntryLayout#TOMBSTONE}. Every check compares the generation
+ * are recorded, then its generation becomes {@link Entry#TOMBSTONE}. Every check compares the generation
  * with the one it cached before writing, so from here on new checks go back to the table (and revive the
  * entry under a new generation).</li>
  * <li>A tombstone at least {@code grace} old is removed under the write lock if its state still matches the
@@ -93,21 +92,20 @@ public final class Janitor
         final List<byte[]> orphanCandidates = new ArrayList<>();
         table.forEachEntryInPlace((key, value) ->
         {
-            if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
+            if (value.isTombstonedVolatile())
             {
-                if (now - value.getLong(EntryLayout.TOMBSTONED_AT_OFFSET) >= graceNanos)
+                if (now - value.tombstonedAtNanos() >= graceNanos)
                 {
-                    expired.add(copy(key));
+                    expired.add(KeyHasher.copyKey(key));
                 }
             }
-            else if (EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
-                value.getByte(EntryLayout.ACTION_OFFSET) == Action.DASHBOARD_API.ordinal())
+            else if (value.kind() == Entry.KIND_BLOCKED && value.actionOrdinal() == Action.DASHBOARD_API.ordinal())
             {
-                orphanCandidates.add(copy(key)); // judged below, outside the scan: it needs two lookups
+                orphanCandidates.add(KeyHasher.copyKey(key)); // judged below, outside the scan: it needs two lookups
             }
             else if (isIdle(value, now))
             {
-                idle.add(copy(key));
+                idle.add(KeyHasher.copyKey(key));
             }
         });
         for (final byte[] key : orphanCandidates)
@@ -116,8 +114,8 @@ public final class Janitor
             // since a refusal after it revives the counter
             try
             {
-                if (!table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_BUCKET)) &&
-                    !table.isLive(KeyHasher.withKind(key, EntryLayout.KIND_WINDOW)))
+                if (!table.isLive(KeyHasher.withKind(key, Entry.KIND_BUCKET)) &&
+                    !table.isLive(KeyHasher.withKind(key, Entry.KIND_WINDOW)))
                 {
                     idle.add(key);
                 }
@@ -137,16 +135,16 @@ public final class Janitor
                 final int[] outcome = {0};
                 writeLocked(key, value ->
                 {
-                    if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE)
+                    if (!value.isTombstonedVolatile())
                     {
                         return false; // a check revived it
                     }
-                    if (EntryLayout.stateSum(value) == value.getLong(EntryLayout.TOMBSTONE_STATE_OFFSET))
+                    if (value.stateSumVolatile() == value.tombstoneStateSum())
                     {
                         outcome[0] = 1;
                         return true;
                     }
-                    value.putLongVolatile(EntryLayout.GENERATION_OFFSET, header.nextGeneration());
+                    value.publishGenerationVolatile(header.nextGeneration());
                     outcome[0] = 2; // a check that had passed its generation test wrote after the tombstone
                     return false;
                 });
@@ -161,12 +159,11 @@ public final class Janitor
             writeLocked(key, value ->
             {
                 final long t = ticker.nanos();
-                final boolean orphanedBlocked = EntryLayout.kind(value) == EntryLayout.KIND_BLOCKED &&
-                    value.getByte(EntryLayout.ACTION_OFFSET) == Action.DASHBOARD_API.ordinal();
-                if (value.getLongVolatile(EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE &&
-                    (orphanedBlocked || isIdle(value, t)))
+                final boolean orphanedBlocked = value.kind() == Entry.KIND_BLOCKED &&
+                    value.actionOrdinal() == Action.DASHBOARD_API.ordinal();
+                if (!value.isTombstonedVolatile() && (orphanedBlocked || isIdle(value, t)))
                 {
-                    EntryLayout.tombstone(value, t);
+                    value.tombstoneVolatile(t);
                     done[0] = true;
                 }
                 return false;
@@ -192,39 +189,32 @@ public final class Janitor
         }
     }
 
-    private boolean isIdle(final UnsafeBuffer value, final long now)
+    private boolean isIdle(final Entry value, final long now)
     {
-        final long limit = value.getLong(EntryLayout.LIMIT_OFFSET);
-        final long windowMs = value.getLong(EntryLayout.WINDOW_MS_OFFSET);
-        switch (EntryLayout.kind(value))
+        final long limit = value.limit();
+        final long windowMs = value.windowMs();
+        switch (value.kind())
         {
-            case EntryLayout.KIND_BUCKET:
+            case Entry.KIND_BUCKET:
                 return limit < 1 || !TokenBucket.fits(limit, windowMs) ||
-                    new TokenBucket(limit, windowMs).isFull(value.getLongVolatile(EntryLayout.STATE_OFFSET), now);
-            case EntryLayout.KIND_WINDOW:
+                    new TokenBucket(limit, windowMs).isFull(value.bucketTatVolatile(), now);
+            case Entry.KIND_WINDOW:
             {
                 // window numbers follow the policy's regimes, not the window the entry was created under
-                final long current = policy.get().windowNumber(EntryLayout.action(value), Math.floorDiv(now, 1_000_000L));
-                for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
+                final long current = policy.get().windowNumber(value.action(), Math.floorDiv(now, 1_000_000L));
+                for (int shard = 0, n = value.shards(); shard < n; shard++)
                 {
-                    if (!ShardedWindow.isOver(value.getLongVolatile(EntryLayout.shardOffset(shard)), current))
+                    if (!ShardedWindow.isOver(value.shardVolatile(shard), current))
                     {
                         return false;
                     }
                 }
                 return true;
             }
-            case EntryLayout.KIND_BLOCKED:
-                return now - value.getLongVolatile(EntryLayout.TOUCHED_OFFSET) >= BLOCKED_IDLE_NANOS;
+            case Entry.KIND_BLOCKED:
+                return now - value.touchedVolatile() >= BLOCKED_IDLE_NANOS;
             default:
                 return false;
         }
-    }
-
-    private static byte[] copy(final UnsafeBuffer key)
-    {
-        final byte[] bytes = new byte[KeyHasher.KEY_LENGTH];
-        key.getBytes(0, bytes);
-        return bytes;
     }
 }

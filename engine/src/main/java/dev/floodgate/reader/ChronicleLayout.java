@@ -1,6 +1,6 @@
 package dev.floodgate.reader;
 
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.store.KeyHasher;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
 import org.agrona.concurrent.UnsafeBuffer;

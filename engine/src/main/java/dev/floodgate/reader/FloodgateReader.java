@@ -1,12 +1,12 @@
 package dev.floodgate.reader;
 
 import dev.floodgate.Action;
-import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgatePolicy;
 import dev.floodgate.Stats;
 import dev.floodgate.door.EntryArithmetic;
+import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
@@ -186,7 +186,7 @@ public final class FloodgateReader implements AutoCloseable
     /** @return per action, the check counters of every process that has had the file open. */
     public Map<Action, Stats.Checks> checks()
     {
-        return Floodgate.readChecks(header);
+        return new CounterRegion(header).checksVolatile();
     }
 
     /** @return the table-wide counters and the table guard's record. */

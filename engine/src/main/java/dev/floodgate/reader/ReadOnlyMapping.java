@@ -1,6 +1,6 @@
 package dev.floodgate.reader;
 
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.FloodgateFileException;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -1,7 +1,7 @@
 package dev.floodgate.reader;
 
 import dev.floodgate.Action;
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.KeyHasher;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -69,28 +69,27 @@ public record TableEntry(
     static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards)
     {
         final byte code = key[KeyHasher.KIND_INDEX];
-        if (code < EntryLayout.KIND_BUCKET || code > EntryLayout.KIND_BLOCKED ||
-            value.capacity() != EntryLayout.valueLength(code, shards) || EntryLayout.kind(value) != code)
+        final Entry entry = new Entry(value);
+        if (code < Entry.KIND_BUCKET || code > Entry.KIND_BLOCKED ||
+            entry.length() != Entry.valueLength(code, shards) || entry.kind() != code)
         {
             return null;
         }
-        final int ordinal = value.getByte(EntryLayout.ACTION_OFFSET);
+        final int ordinal = entry.actionOrdinal();
         if (ordinal < 0 || ordinal >= Action.values().length)
         {
             return null;
         }
-        final long generation = value.getLongVolatile(EntryLayout.GENERATION_OFFSET);
-        final long[] words = new long[code == EntryLayout.KIND_BUCKET ? 0 : shards];
+        final long generation = entry.generationVolatile();
+        final long[] words = new long[code == Entry.KIND_BUCKET ? 0 : shards];
         for (int shard = 0; shard < words.length; shard++)
         {
-            words[shard] = value.getLongVolatile(EntryLayout.shardOffset(shard));
+            words[shard] = entry.shardVolatile(shard);
         }
-        return new TableEntry(EntryKind.values()[code - EntryLayout.KIND_BUCKET], Action.fromOrdinal(ordinal),
-            EntryLayout.readLabel(value), value.getInt(EntryLayout.IDENTIFIER_LENGTH_OFFSET), generation,
-            generation == EntryLayout.TOMBSTONE, value.getLongVolatile(EntryLayout.LIMIT_OFFSET),
-            value.getLongVolatile(EntryLayout.WINDOW_MS_OFFSET),
-            value.getIntVolatile(EntryLayout.UNITS_VERSION_OFFSET) & 0xFFFF_FFFFL,
-            value.getLong(EntryLayout.CREATED_OFFSET), value.getLongVolatile(EntryLayout.TOUCHED_OFFSET),
-            code == EntryLayout.KIND_BUCKET ? value.getLongVolatile(EntryLayout.STATE_OFFSET) : 0, words);
+        return new TableEntry(EntryKind.values()[code - Entry.KIND_BUCKET], Action.fromOrdinal(ordinal),
+            entry.label(), entry.identifierLength(), generation, generation == Entry.TOMBSTONE,
+            entry.limitVolatile(), entry.windowMsVolatile(), entry.unitsVersionVolatile() & 0xFFFF_FFFFL,
+            entry.createdNanos(), entry.touchedVolatile(), code == Entry.KIND_BUCKET ? entry.bucketTatVolatile() : 0,
+            words);
     }
 }

@@ -1,6 +1,11 @@
 package dev.floodgate.store;
 
+import dev.floodgate.Action;
+import dev.floodgate.Stats;
 import org.agrona.concurrent.AtomicBuffer;
+
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * Per-action check counters in the file's record, striped per process so that no check ever writes a line
@@ -91,5 +96,18 @@ public final class CounterRegion
             sum += buffer.getLongVolatile(counterOffset(slot, action, counter));
         }
         return sum;
+    }
+
+    /** @return per action, the node-wide check counters, read with volatile loads and no lock. */
+    public Map<Action, Stats.Checks> checksVolatile()
+    {
+        final Map<Action, Stats.Checks> checks = new EnumMap<>(Action.class);
+        for (final Action action : Action.values())
+        {
+            final int a = action.ordinal();
+            checks.put(action, new Stats.Checks(totalVolatile(a, ADMITTED), totalVolatile(a, REFUSED),
+                totalVolatile(a, SHADOWED), totalVolatile(a, NEVER)));
+        }
+        return Map.copyOf(checks);
     }
 }

@@ -1,5 +1,6 @@
 package dev.floodgate.store;
 
+import dev.floodgate.FloodgateFileException;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
 
 import java.io.IOException;

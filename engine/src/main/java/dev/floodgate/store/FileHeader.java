@@ -48,7 +48,9 @@ import org.agrona.concurrent.AtomicBuffer;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * Counters are updated with atomic adds and read with volatile loads: a reader sees each counter exactly,
+ * The whole file, of which this record is one value, is pictured in {@link FileFormat}.
+ *
+ * <p>Counters are updated with atomic adds and read with volatile loads: a reader sees each counter exactly,
  * but the set of counters is not a consistent snapshot. The policy records' layout is {@link PolicyRegion};
  * the per-process counter blocks are {@link CounterRegion}. Format version 2 added the policy and counters:
  * a version-1 engine would ignore the file's policy, so it must not open a version-2 file. Version 4 moved
@@ -61,6 +63,7 @@ public final class FileHeader
     public static final long MAGIC = 0x0054474F444F4C46L;
     public static final int FORMAT_VERSION = 4;
     public static final int MAX_PROCESSES = 64;
+    private static final int LINE = 64;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
@@ -88,12 +91,30 @@ public final class FileHeader
     public static final int PROCESS_ATTACHED_NANOS = 32;
     public static final int PROCESS_RESUMED_NANOS = 40;
     public static final int POLICY_RECORDS_OFFSET = PROCESSES_OFFSET + MAX_PROCESSES * PROCESS_STRIDE;
+    /**
+     * The number of actions this format version lays out: every per-action region below is sized by it. An
+     * action added to {@link Action} needs a new format version (the check at class initialisation fails).
+     */
+    public static final int FORMAT_ACTIONS = 5;
     public static final int POLICY_ACTION_STRIDE = 128;
-    public static final int POLICY_RECORD_LENGTH = 5 * POLICY_ACTION_STRIDE;
+    public static final int POLICY_RECORD_LENGTH = FORMAT_ACTIONS * POLICY_ACTION_STRIDE;
     public static final int RETIRED_COUNTERS_OFFSET = POLICY_RECORDS_OFFSET + 2 * POLICY_RECORD_LENGTH;
-    public static final int COUNTERS_STRIDE = 192;
+    /** One process's counters: {@link CounterRegion#COUNTERS} words per action, rounded up to cache lines. */
+    public static final int COUNTERS_STRIDE =
+        (FORMAT_ACTIONS * CounterRegion.COUNTERS * Long.BYTES + LINE - 1) / LINE * LINE;
     public static final int PROCESS_COUNTERS_OFFSET = RETIRED_COUNTERS_OFFSET + COUNTERS_STRIDE;
     public static final int LENGTH = PROCESS_COUNTERS_OFFSET + MAX_PROCESSES * COUNTERS_STRIDE;
+
+    static
+    {
+        // the regions above are laid out for FORMAT_ACTIONS actions: one more would overlap the next region
+        if (Action.values().length != FORMAT_ACTIONS || FORMAT_ACTIONS * Long.BYTES > DEGRADED_OFFSET - TABLE_FULL_OFFSET
+            || FORMAT_ACTIONS * Long.BYTES > POLICY_GENERATION_OFFSET - DEGRADED_OFFSET)
+        {
+            throw new ExceptionInInitializerError("FileHeader lays out " + FORMAT_ACTIONS + " actions, Action has " +
+                Action.values().length + ": a new action needs a new format version");
+        }
+    }
 
     private final AtomicBuffer buffer;
 

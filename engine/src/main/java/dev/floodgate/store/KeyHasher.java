@@ -42,7 +42,7 @@ public final class KeyHasher
     /**
      * @param identifier the identifier, hashed as its UTF-16 code units.
      * @param action     the action.
-     * @param kind       one of the {@link EntryLayout} kinds.
+     * @param kind       one of the {@link Entry} kinds.
      * @return a new 16-byte key.
      */
     public byte[] key(final CharSequence identifier, final Action action, final byte kind)
@@ -133,5 +133,16 @@ public final class KeyHasher
         {
             bytes[offset + i] = (byte)(value >>> (8 * i));
         }
+    }
+
+    /**
+     * @param key a key in the file (or anywhere).
+     * @return a copy of its {@link #KEY_LENGTH} bytes.
+     */
+    public static byte[] copyKey(final org.agrona.DirectBuffer key)
+    {
+        final byte[] bytes = new byte[KEY_LENGTH];
+        key.getBytes(0, bytes);
+        return bytes;
     }
 }

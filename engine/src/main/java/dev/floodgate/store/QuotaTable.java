@@ -1,8 +1,9 @@
 package dev.floodgate.store;
 
+import dev.floodgate.TableBusyException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.Action;
 import net.openhft.chronicle.hash.Data;
-import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.hash.locks.InterProcessLock;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
@@ -13,12 +14,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
- * ({@link EntryLayout}), plus the file's own record ({@link FileHeader}), as one process maps it for writing.
+ * ({@link Entry}), plus the file's own record ({@link FileHeader}), as one process maps it for writing.
  *
  * <p>Every method here takes a segment's guard ({@link TableGuard}) and Chronicle lock and belongs on a cold
  * path: first sight of a key in a process, inserts, resets, the janitor. Checks on warm keys use the addresses
@@ -43,16 +43,19 @@ public final class QuotaTable implements AutoCloseable
     private final FileHeader header;
     private final KeyHasher hasher;
     private final TableScans scans;
+    private final EntryResolver resolver;
     private final SlotLocks locks;
     private final long owner;
     private final int shards;
     private final long capacity;
     private final ThreadLocal<UnsafeBuffer> scratch = ThreadLocal.withInitial(() -> new UnsafeBuffer(0, 0));
+    /** Wraps {@link #scratch}: the entry a locked operation hands its callback. */
+    private final ThreadLocal<Entry> scratchEntry = ThreadLocal.withInitial(Entry::new);
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean detached;
     private boolean unmapped; // guarded by this
 
-    private QuotaTable(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
+    QuotaTable(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
         final FileHeader header, final SlotLocks locks, final long owner)
     {
         this.file = file;
@@ -65,6 +68,7 @@ public final class QuotaTable implements AutoCloseable
         this.scans = new TableScans(file, map, guard, header);
         this.shards = header.shards();
         this.capacity = header.capacity();
+        this.resolver = new EntryResolver(file, map, guard, header, capacity, shards);
     }
 
     /**
@@ -82,154 +86,7 @@ public final class QuotaTable implements AutoCloseable
     public static QuotaTable open(
         final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
     {
-        Objects.requireNonNull(file, "file");
-        if (!Files.exists(file))
-        {
-            TableCreator.create(file, capacity, shards, groupReadable, nowNanos);
-        }
-        FileCheck.check(file, true); // before the lock file is made beside it: a bad path gets no litter
-        final SlotLocks locks = SlotLocks.acquire(file, groupReadable);
-        final long owner;
-        try
-        {
-            owner = locks.claimSlot();
-        }
-        catch (final RuntimeException ex)
-        {
-            locks.release();
-            throw ex;
-        }
-        try
-        {
-            return open(file, capacity, shards, groupReadable, nowNanos, locks, owner);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            locks.unclaimSlot(owner);
-            locks.release();
-            throw ex;
-        }
-    }
-
-    private static QuotaTable open(final Path file, final long capacity, final int shards,
-        final boolean groupReadable, final long nowNanos, final SlotLocks locks, final long owner)
-    {
-        for (int attempt = 0; ; attempt++)
-        {
-            if (!Files.exists(file))
-            {
-                TableCreator.create(file, capacity, shards, groupReadable, nowNanos);
-            }
-            final Object inode = TableCreator.inode(file);
-            final QuotaTable table = mapExisting(file, locks, owner);
-            final BootId current = BootId.current();
-            if (table.header.bootId().equals(current))
-            {
-                return table;
-            }
-            final BootId old = table.header.bootId();
-            table.map.close();
-            if (attempt > 0)
-            {
-                throw new FloodgateFileException(file, "was replaced under another boot id twice in a row", null);
-            }
-            System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0} was written under boot {1}, " +
-                "this is boot {2}: its monotonic times mean nothing now, so it is replaced by an empty table", file,
-                old, current);
-            TableCreator.replaceStale(file, inode, capacity, shards, groupReadable, nowNanos, locks);
-        }
-    }
-
-    private static QuotaTable mapExisting(final Path file, final SlotLocks locks, final long owner)
-    {
-        FileCheck.check(file, true);
-        final ChronicleMap<byte[], byte[]> map;
-        try
-        {
-            map = TableCreator.builder(1, 1).createPersistedTo(file.toFile());
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            throw new FloodgateFileException(file, "cannot be mapped as a Floodgate table: " + ex.getMessage(), ex);
-        }
-        try
-        {
-            final VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>)map;
-            final long mapped = hash.dataStoreSize();
-            final long size = Files.size(file);
-            if (size < mapped)
-            {
-                throw new FloodgateFileException(file, "truncated: " + size + " bytes, the table needs " + mapped,
-                    null);
-            }
-            final TableGuard guard = TableGuard.locate(hash, locks, owner);
-            final UnsafeBuffer buffer = headerBuffer(file, map, guard);
-            if (buffer == null)
-            {
-                throw new FloodgateFileException(file, "has no Floodgate header: a table of another format", null);
-            }
-            final FileHeader header = new FileHeader(buffer);
-            if (header.magic() != FileHeader.MAGIC)
-            {
-                throw new FloodgateFileException(file, "bad magic number 0x" + Long.toHexString(header.magic()) +
-                    ": not a Floodgate table", null);
-            }
-            if (header.version() != FileHeader.FORMAT_VERSION)
-            {
-                throw new FloodgateFileException(file, "format version " + header.version() + (header.version() >
-                    FileHeader.FORMAT_VERSION ? " is newer than" : " is not") + " this Floodgate's version " +
-                    FileHeader.FORMAT_VERSION, null);
-            }
-            if (buffer.capacity() < FileHeader.LENGTH)
-            {
-                throw new FloodgateFileException(file, "damaged header: " + buffer.capacity() + " bytes, format " +
-                    "version " + FileHeader.FORMAT_VERSION + " needs " + FileHeader.LENGTH, null);
-            }
-            if (header.shards() < 1 || header.shards() > 4096 || header.capacity() < 1)
-            {
-                throw new FloodgateFileException(file, "damaged header: shards " + header.shards() + ", capacity " +
-                    header.capacity(), null);
-            }
-            return new QuotaTable(file, map, guard, header, locks, owner);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            map.close();
-            if (ex instanceof FloodgateFileException || ex instanceof TableBusyException)
-            {
-                throw (RuntimeException)ex; // a busy table is not a bad file
-            }
-            throw new FloodgateFileException(file, "cannot be opened: " + ex.getMessage(), ex);
-        }
-    }
-
-    private static UnsafeBuffer headerBuffer(
-        final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard)
-    {
-        int segment = -1;
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(TableCreator.HEADER_KEY))
-        {
-            final int s = segmentOf(c);
-            if (!guard.acquireSegment(s, TOOL_TIMEOUT_NANOS))
-            {
-                throw busy(file, "segment " + s, TOOL_TIMEOUT_NANOS);
-            }
-            segment = s;
-            lock(file, c.readLock());
-            final MapEntry<byte[], byte[]> entry = c.entry();
-            if (entry == null || entry.value().size() < FileHeader.CAPACITY_OFFSET)
-            {
-                return null;
-            }
-            return wrap(entry.value(), new UnsafeBuffer(0, 0));
-        }
-        finally
-        {
-            if (segment >= 0)
-            {
-                guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
-            }
-        }
+        return TableOpener.open(file, capacity, shards, groupReadable, nowNanos);
     }
 
     /**
@@ -256,12 +113,12 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /** @return the segment a query context's key belongs to (computed from the key's hash, without a lock). */
-    private static int segmentOf(final ExternalMapQueryContext<byte[], byte[], ?> c)
+    static int segmentOf(final ExternalMapQueryContext<byte[], byte[], ?> c)
     {
         return ((CompiledMapQueryContext<?, ?, ?>)c).segmentIndex();
     }
 
-    private static void lock(final Path file, final InterProcessLock lock)
+    static void lock(final Path file, final InterProcessLock lock)
     {
         try
         {
@@ -285,10 +142,16 @@ public final class QuotaTable implements AutoCloseable
             TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
     }
 
-    private static UnsafeBuffer wrap(final Data<byte[]> value, final UnsafeBuffer into)
+    static UnsafeBuffer wrap(final Data<byte[]> value, final UnsafeBuffer into)
     {
         into.wrap(value.bytes().addressForRead(value.offset()), (int)value.size());
         return into;
+    }
+
+    /** Unmaps a table that was never handed out (the opener found it stale); its slot stays claimed. */
+    void unmapUnopened()
+    {
+        map.close();
     }
 
     /** @return the file. */
@@ -365,121 +228,13 @@ public final class QuotaTable implements AutoCloseable
         enterOperation();
         try
         {
-            return resolveEntered(key, kind, action, identifier, limit, windowMs, version, initialState, nowNanos,
+            return resolver.resolve(key, kind, action, identifier, limit, windowMs, version, initialState, nowNanos,
                 upgrade);
         }
         finally
         {
             inFlight.decrementAndGet();
         }
-    }
-
-    private Resolved resolveEntered(final byte[] key, final byte kind, final Action action,
-        final CharSequence identifier, final long limit, final long windowMs, final long version,
-        final long initialState, final long nowNanos, final Upgrade upgrade) throws TableFullException
-    {
-        final byte[] fresh = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
-            version, initialState, identifier, shards);
-        final UnsafeBuffer buffer = scratch.get();
-        int outcome = 0; // 1: segment busy, 2: allocation busy, 3: full by count, 4: full by tiers
-        int segment = -1;
-        long generation = 0;
-        long entryLimit = 0;
-        long entryWindowMs = 0;
-        long entryVersion = 0;
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
-        {
-            final int s = segmentOf(c);
-            if (!guard.acquireSegment(s, CHECK_TIMEOUT_NANOS))
-            {
-                outcome = 1;
-            }
-            else
-            {
-                segment = s;
-                lock(file, c.updateLock());
-                MapEntry<byte[], byte[]> entry = c.entry();
-                if (entry == null)
-                {
-                    outcome = insert(c, s, fresh);
-                    entry = outcome == 0 ? c.entry() : null;
-                }
-                if (entry != null)
-                {
-                    wrap(entry.value(), buffer);
-                    if (buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE)
-                    {
-                        buffer.putLongRelease(EntryLayout.GENERATION_OFFSET, header.nextGeneration());
-                        header.addCounter(FileHeader.REVIVED_OFFSET, 1);
-                    }
-                    if (upgrade != null)
-                    {
-                        upgrade.apply(buffer, header);
-                    }
-                    // read together under the lock: a conversion changes generation and units together
-                    generation = buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET);
-                    entryLimit = buffer.getLong(EntryLayout.LIMIT_OFFSET);
-                    entryWindowMs = buffer.getLong(EntryLayout.WINDOW_MS_OFFSET);
-                    entryVersion = buffer.getInt(EntryLayout.UNITS_VERSION_OFFSET);
-                }
-            }
-        }
-        finally
-        {
-            if (segment >= 0)
-            {
-                guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
-            }
-        }
-        switch (outcome)
-        {
-            case 1:
-                throw new TableBusyException(file + ": a live process held its segment's guard for " +
-                    TimeUnit.NANOSECONDS.toMillis(CHECK_TIMEOUT_NANOS) + " ms");
-            case 2:
-                throw new TableBusyException(file + ": a live process held the allocation guard for " +
-                    TimeUnit.NANOSECONDS.toMillis(CHECK_TIMEOUT_NANOS) + " ms");
-            case 3:
-                throw new TableFullException(file + " holds " + capacity + " entries");
-            case 4:
-                throw new TableFullException(file + ": its segment has no room left and no tier can be added");
-            default:
-                return new Resolved(new UnsafeBuffer(buffer.addressOffset(), buffer.capacity()), generation,
-                    entryLimit, entryWindowMs, entryVersion);
-        }
-    }
-
-    /** Inserts under the segment's guard and update lock; the allocation guard covers a tier Chronicle may add. */
-    private int insert(final ExternalMapQueryContext<byte[], byte[], ?> c, final int segment, final byte[] fresh)
-    {
-        if (header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET) >= capacity)
-        {
-            return 3;
-        }
-        // the allocation guard only when Chronicle may take its tier lock: most inserts hold up one segment only
-        final boolean allocating = !guard.firstTierFits(segment, fresh.length);
-        if (allocating && !guard.acquireAllocation(CHECK_TIMEOUT_NANOS))
-        {
-            return 2;
-        }
-        try
-        {
-            c.absentEntry().doInsert(c.wrapValueAsData(fresh));
-        }
-        catch (final IllegalStateException ex)
-        {
-            return 4; // Chronicle ran out of segment tiers before the entry count reached capacity
-        }
-        finally
-        {
-            if (allocating)
-            {
-                guard.releaseAllocation();
-            }
-        }
-        guard.addSegmentEntries(segment, 1);
-        header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, 1);
-        return 0;
     }
 
     /**
@@ -489,7 +244,7 @@ public final class QuotaTable implements AutoCloseable
      * @return the reader's result, or {@code absent} when there is no live entry.
      */
     public long readValue(final byte kind, final Action action, final CharSequence identifier,
-        final java.util.function.ToLongFunction<UnsafeBuffer> reader, final long absent)
+        final java.util.function.ToLongFunction<Entry> reader, final long absent)
     {
         final long timeoutNanos = TOOL_TIMEOUT_NANOS;
         final byte[] key = hasher.key(identifier, action, kind);
@@ -505,9 +260,8 @@ public final class QuotaTable implements AutoCloseable
             {
                 return absent;
             }
-            wrap(entry.value(), buffer);
-            return buffer.getLongVolatile(EntryLayout.GENERATION_OFFSET) == EntryLayout.TOMBSTONE ? absent :
-                reader.applyAsLong(buffer);
+            final Entry found = scratchEntry.get().wrap(wrap(entry.value(), buffer));
+            return found.isTombstonedVolatile() ? absent : reader.applyAsLong(found);
         }
         finally
         {
@@ -533,7 +287,7 @@ public final class QuotaTable implements AutoCloseable
          * @param value  the entry's value in the file.
          * @param header the file's record (for a new generation).
          */
-        void apply(UnsafeBuffer value, FileHeader header);
+        void apply(Entry value, FileHeader header);
     }
 
     /** Called with an entry's value under its segment's write lock. */
@@ -544,7 +298,7 @@ public final class QuotaTable implements AutoCloseable
          * @param value the entry's value in the file.
          * @return true to remove the entry.
          */
-        boolean apply(UnsafeBuffer value);
+        boolean apply(Entry value);
     }
 
     /**
@@ -579,7 +333,7 @@ public final class QuotaTable implements AutoCloseable
             {
                 return 0;
             }
-            if (action.apply(wrap(entry.value(), buffer)))
+            if (action.apply(scratchEntry.get().wrap(wrap(entry.value(), buffer))))
             {
                 c.remove(entry);
                 guard.addSegmentEntries(segment, -1);
@@ -635,7 +389,7 @@ public final class QuotaTable implements AutoCloseable
          * @param key   the entry's 16 key bytes, in the file.
          * @param value the entry's value, in the file.
          */
-        void visit(UnsafeBuffer key, UnsafeBuffer value);
+        void visit(UnsafeBuffer key, Entry value);
     }
 
     /**
@@ -680,7 +434,7 @@ public final class QuotaTable implements AutoCloseable
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             return entry != null && entry.value().bytes().readVolatileLong(entry.value().offset() +
-                EntryLayout.GENERATION_OFFSET) != EntryLayout.TOMBSTONE ? 1 : 0;
+                Entry.GENERATION_OFFSET) != Entry.TOMBSTONE ? 1 : 0;
         }
         finally
         {

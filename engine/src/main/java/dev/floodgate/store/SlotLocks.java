@@ -1,5 +1,6 @@
 package dev.floodgate.store;
 
+import dev.floodgate.FloodgateFileException;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package dev.floodgate.store;
 
+import dev.floodgate.FloodgateFileException;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -32,8 +33,8 @@ final class TableCreator
     static ChronicleMapBuilder<byte[], byte[]> builder(final long capacity, final int shards)
     {
         // Buckets and blocked counters take 2 lines, windows 2 + shards; assume a mix weighted to buckets.
-        final double averageValue = (2.0 * EntryLayout.HEADER_LENGTH + EntryLayout.valueLength(
-            EntryLayout.KIND_WINDOW, shards)) / 3.0;
+        final double averageValue = (2.0 * Entry.HEADER_LENGTH + Entry.valueLength(
+            Entry.KIND_WINDOW, shards)) / 3.0;
         return ChronicleMapBuilder.of(byte[].class, byte[].class)
             .name("floodgate")
             .constantKeySizeBySample(new byte[KeyHasher.KEY_LENGTH])
@@ -42,7 +43,7 @@ final class TableCreator
             .entries(Math.max(capacity, MIN_SIZED_ENTRIES) + 1)
             .minSegments(MIN_SEGMENTS) // spread guards and hostile keys even in a small table
             .actualChunkSize(CHUNK)
-            .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (EntryLayout.SHARDS_OFFSET + 4096 * 64) / CHUNK)
+            .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (Entry.SHARDS_OFFSET + 4096 * 64) / CHUNK)
             .entryAndValueOffsetAlignment(CHUNK)
             .checksumEntries(false)   // direct atomic writes would make checksums stale; see NOTES.md
             .maxBloatFactor(1.5)

@@ -51,6 +51,7 @@ final class TableScans
         int skipped = 0;
         final UnsafeBuffer key = new UnsafeBuffer(0, 0);
         final UnsafeBuffer value = new UnsafeBuffer(0, 0);
+        final Entry inPlace = new Entry(value);
         final long[] found = new long[1];
         final Consumer<MapEntry<byte[], byte[]>> each = entry ->
         {
@@ -61,7 +62,7 @@ final class TableScans
                 found[0]++;
                 final Data<byte[]> v = entry.value();
                 value.wrap(v.bytes().addressForRead(v.offset()), (int)v.size());
-                visitor.visit(key, value);
+                visitor.visit(key, inPlace);
             }
         };
         for (int segment = 0; segment < map.segments(); segment++)

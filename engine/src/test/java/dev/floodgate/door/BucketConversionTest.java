@@ -2,7 +2,7 @@ package dev.floodgate.door;
 
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,17 +29,16 @@ class BucketConversionTest
     /** A bucket of 10 per minute, version 1, generation 5, with 6 tokens spent. */
     private UnsafeBuffer spentBucket()
     {
-        final UnsafeBuffer value = new UnsafeBuffer(new byte[EntryLayout.valueLength(EntryLayout.KIND_BUCKET, 4)]);
+        final UnsafeBuffer value = new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_BUCKET, 4)]);
         final TokenBucket units = new TokenBucket(10, 60_000);
-        value.putLong(EntryLayout.GENERATION_OFFSET, 5);
-        value.putInt(EntryLayout.UNITS_VERSION_OFFSET, 1);
-        value.putLong(EntryLayout.LIMIT_OFFSET, 10);
-        value.putLong(EntryLayout.WINDOW_MS_OFFSET, 60_000);
-        value.putLong(EntryLayout.STATE_OFFSET, units.fullWord(NOW));
+        final Entry entry = new Entry(value);
+        entry.publishGenerationVolatile(5);
+        entry.publishUnitsVersionRelease(1);
+        entry.putUnits(10, 60_000);
+        entry.putBucketTatVolatile(units.fullWord(NOW));
         for (int i = 0; i < 6; i++)
         {
-            assertEquals(Floodgate.ADMITTED, units.tryAcquire(value, EntryLayout.STATE_OFFSET, ticker, 1,
-                EntryLayout.GENERATION_OFFSET, 5));
+            assertEquals(Floodgate.ADMITTED, units.tryAcquire(entry, ticker, 1, 5));
         }
         return value;
     }
@@ -47,14 +46,14 @@ class BucketConversionTest
     private void convert(final UnsafeBuffer value, final long limit, final long windowMs, final long version,
         final int steps)
     {
-        BucketConversion.run(value, generations::incrementAndGet, limit, windowMs, new TokenBucket(limit, windowMs),
+        BucketConversion.run(new Entry(value), generations::incrementAndGet, limit, windowMs, new TokenBucket(limit, windowMs),
             version, ticker.nanos(), steps);
     }
 
     private static long available(final UnsafeBuffer value, final long nowNanos)
     {
-        return new TokenBucket(value.getLong(EntryLayout.LIMIT_OFFSET), value.getLong(EntryLayout.WINDOW_MS_OFFSET))
-            .available(value.getLong(EntryLayout.STATE_OFFSET), nowNanos);
+        return new TokenBucket(new Entry(value).limit(), new Entry(value).windowMs())
+            .available(new Entry(value).bucketTatVolatile(), nowNanos);
     }
 
     @ParameterizedTest(name = "killed after step {0}")
@@ -67,27 +66,26 @@ class BucketConversionTest
 
         final UnsafeBuffer value = spentBucket();
         convert(value, 20, 60_000, 2, steps);
-        final long generation = value.getLong(EntryLayout.GENERATION_OFFSET);
-        final boolean frozen = value.getLong(EntryLayout.STATE_OFFSET) == TokenBucket.FROZEN;
+        final long generation = new Entry(value).generationVolatile();
+        final boolean frozen = new Entry(value).bucketTatVolatile() == TokenBucket.FROZEN;
         assertEquals(steps == 2 || steps == 3, frozen, "frozen from the side record's write to the new word's");
         if (frozen)
         {
             final TokenBucket units = new TokenBucket(10, 60_000);
-            assertEquals(TokenBucket.STALE, units.tryAcquire(value, EntryLayout.STATE_OFFSET, ticker, 1,
-                EntryLayout.GENERATION_OFFSET, generation), "no check moves a frozen word, in any units");
+            assertEquals(TokenBucket.STALE, units.tryAcquire(new Entry(value), ticker, 1, generation), "no check moves a frozen word, in any units");
             assertFalse(units.isFull(TokenBucket.FROZEN, NOW), "the janitor never reaps a frozen bucket");
         }
 
         convert(value, 20, 60_000, 2, BucketConversion.STEPS); // the next locker
-        assertEquals(reference.getLong(EntryLayout.STATE_OFFSET), value.getLong(EntryLayout.STATE_OFFSET));
-        assertEquals(20, value.getLong(EntryLayout.LIMIT_OFFSET));
-        assertEquals(60_000, value.getLong(EntryLayout.WINDOW_MS_OFFSET));
-        assertEquals(2, value.getInt(EntryLayout.UNITS_VERSION_OFFSET));
+        assertEquals(new Entry(reference).bucketTatVolatile(), new Entry(value).bucketTatVolatile());
+        assertEquals(20, new Entry(value).limit());
+        assertEquals(60_000, new Entry(value).windowMs());
+        assertEquals(2, new Entry(value).unitsVersion());
         assertEquals(14, available(value, NOW));
-        assertTrue(value.getLong(EntryLayout.GENERATION_OFFSET) != 5, "checks holding the old units resolve again");
+        assertTrue(new Entry(value).generationVolatile() != 5, "checks holding the old units resolve again");
 
         convert(value, 20, 60_000, 2, BucketConversion.STEPS); // a third locker: nothing to do
-        assertEquals(reference.getLong(EntryLayout.STATE_OFFSET), value.getLong(EntryLayout.STATE_OFFSET));
+        assertEquals(new Entry(reference).bucketTatVolatile(), new Entry(value).bucketTatVolatile());
     }
 
     @ParameterizedTest(name = "killed after step {0}")
@@ -98,9 +96,9 @@ class BucketConversionTest
         convert(value, 20, 60_000, 2, steps);
         ticker.advanceMs(1_500); // a quarter token refilled at the first units
         convert(value, 4, 1_000, 3, BucketConversion.STEPS);
-        assertEquals(4, value.getLong(EntryLayout.LIMIT_OFFSET));
-        assertEquals(1_000, value.getLong(EntryLayout.WINDOW_MS_OFFSET));
-        assertEquals(3, value.getInt(EntryLayout.UNITS_VERSION_OFFSET));
+        assertEquals(4, new Entry(value).limit());
+        assertEquals(1_000, new Entry(value).windowMs());
+        assertEquals(3, new Entry(value).unitsVersion());
         assertEquals(0, available(value, ticker.nanos()), "6 spent of 10 (or 20) is a full debt of 4");
         ticker.advanceMs(250);
         assertEquals(1, available(value, ticker.nanos()), "refilling at 4 per second");

@@ -2,7 +2,8 @@ package dev.floodgate.door;
 
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryBytes;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.PolicyRegion;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -24,8 +25,9 @@ class EntryReuseTest
     private static final long GENERATION = 7;
     private static final long NOW = 3_600_000_000_000L;
 
-    private final byte[] memory = new byte[EntryLayout.valueLength(EntryLayout.KIND_WINDOW, SHARDS)];
-    private final UnsafeBuffer entry = new UnsafeBuffer(memory);
+    private final byte[] memory = new byte[Entry.valueLength(Entry.KIND_WINDOW, SHARDS)];
+    private final UnsafeBuffer bytes = new UnsafeBuffer(memory);
+    private final Entry entry = new Entry(bytes);
     private final UnsafeBuffer header = new UnsafeBuffer(new byte[FileHeader.LENGTH]);
     private final PolicyRegion policy = new PolicyRegion(new FileHeader(header), 1);
     private final ActionRule rule = new ActionRule(new PolicyRegion.Block(8, 1_000, false, 1, 0, 0, 8, 1_000, 0, 0),
@@ -40,18 +42,18 @@ class EntryReuseTest
     /** Tombstone, reap, and a new bucket entry in the same memory: zeros past its 128 bytes, as freed space is. */
     private void reclaimAndReuse()
     {
-        EntryLayout.tombstone(entry, NOW);
+        entry.tombstoneVolatile(NOW);
         java.util.Arrays.fill(memory, (byte)0);
-        entry.putLong(EntryLayout.GENERATION_OFFSET, 9);
-        entry.putByte(EntryLayout.KIND_OFFSET, EntryLayout.KIND_BUCKET);
-        entry.putLong(EntryLayout.STATE_OFFSET, 12_345);
+        entry.publishGenerationVolatile(9);
+        EntryBytes.putKind(bytes, Entry.KIND_BUCKET);
+        entry.putBucketTatVolatile(12_345);
     }
 
     @Test
     void shouldWriteNothingWhenAWindowClaimResumesOnReusedMemory()
     {
         publishPolicy();
-        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        entry.publishGenerationVolatile(GENERATION);
         final long number = rule.cursor(NOW / 1_000_000).number();
         assertEquals(WindowClaim.ADMITTED, WindowClaim.claim(entry, GENERATION, policy, 1, rule, number, 1, null,
             false), "the premise: the entry takes a claim while live");
@@ -68,36 +70,35 @@ class EntryReuseTest
     void shouldWriteNothingWhenATombstonedEntrysClaimResumes()
     {
         publishPolicy();
-        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        entry.publishGenerationVolatile(GENERATION);
         final long number = rule.cursor(NOW / 1_000_000).number();
-        EntryLayout.tombstone(entry, NOW);
+        entry.tombstoneVolatile(NOW);
         assertEquals(WindowClaim.STALE_ENTRY, WindowClaim.claim(entry, GENERATION, policy, 1, rule, number, 1, null,
             false));
-        assertEquals(entry.getLong(EntryLayout.TOMBSTONE_STATE_OFFSET), EntryLayout.stateSum(entry),
+        assertEquals(entry.tombstoneStateSum(), entry.stateSumVolatile(),
             "the janitor finds the state it recorded and may reap");
     }
 
     @Test
     void shouldWriteNothingWhenAGiveBackResumesOnReusedMemory()
     {
-        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
-        final int offset = EntryLayout.shardOffset(1);
-        final long receipt = ShardedWindow.tryClaim(entry, offset, 2, 40, rule.previous, rule.current, 1,
-            EntryLayout.GENERATION_OFFSET, GENERATION);
+        entry.publishGenerationVolatile(GENERATION);
+        final int shard = 1;
+        final long receipt = ShardedWindow.tryClaim(entry, 2, 40, rule.previous, rule.current, shard, GENERATION);
         assertEquals(2, ShardedWindow.used(receipt));
         reclaimAndReuse();
-        entry.putLong(offset, ShardedWindow.word(40, 2)); // the new owner's bytes happen to look like the claim
+        entry.putShardVolatile(shard, ShardedWindow.word(40, 2)); // the new owner's bytes happen to look like the claim
         final byte[] before = memory.clone();
-        assertFalse(ShardedWindow.giveBack(entry, offset, receipt, EntryLayout.GENERATION_OFFSET, GENERATION));
+        assertFalse(ShardedWindow.giveBack(entry, shard, receipt, GENERATION));
         assertArrayEquals(before, memory);
     }
 
     @Test
     void shouldWriteNothingWhenARefusalCountResumesOnReusedMemory()
     {
-        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
+        entry.publishGenerationVolatile(GENERATION);
         assertTrue(Doors.addRefusal(entry, GENERATION, 2, NOW + 5_000_000_000L), "the premise: counted while live");
-        assertEquals(1, EntryLayout.blockedCount(entry));
+        assertEquals(1, entry.blockedCountVolatile());
         reclaimAndReuse();
         final byte[] before = memory.clone();
         assertFalse(Doors.addRefusal(entry, GENERATION, 2, NOW + 10_000_000_000L));
@@ -108,16 +109,14 @@ class EntryReuseTest
     void shouldWriteNothingWhenABucketCheckOrGiveBackResumesOnReusedMemory()
     {
         final TokenBucket bucket = new TokenBucket(10, 1_000);
-        entry.putLong(EntryLayout.GENERATION_OFFSET, GENERATION);
-        entry.putLong(EntryLayout.STATE_OFFSET, bucket.fullWord(NOW));
+        entry.publishGenerationVolatile(GENERATION);
+        entry.putBucketTatVolatile(bucket.fullWord(NOW));
         final ManualTicker ticker = new ManualTicker(NOW);
-        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, EntryLayout.STATE_OFFSET, ticker, 1,
-            EntryLayout.GENERATION_OFFSET, GENERATION));
+        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, ticker, 1, GENERATION));
         reclaimAndReuse();
         final byte[] before = memory.clone();
-        assertEquals(TokenBucket.STALE, bucket.tryAcquire(entry, EntryLayout.STATE_OFFSET, ticker, 1,
-            EntryLayout.GENERATION_OFFSET, GENERATION));
-        bucket.giveBack(entry, EntryLayout.STATE_OFFSET, NOW, 1, EntryLayout.GENERATION_OFFSET, GENERATION);
+        assertEquals(TokenBucket.STALE, bucket.tryAcquire(entry, ticker, 1, GENERATION));
+        bucket.giveBack(entry, NOW, 1, GENERATION);
         assertArrayEquals(before, memory);
     }
 }

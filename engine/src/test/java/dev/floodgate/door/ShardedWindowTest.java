@@ -1,6 +1,6 @@
 package dev.floodgate.door;
 
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,12 +12,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ShardedWindowTest
 {
     /** One token from one shard of cap {@code cap}, on an entry of generation 0: 1 claimed, 0 exhausted. */
-    private static long claim(final UnsafeBuffer value, final int offset, final long cap, final long windowNumber)
+    private static long claim(final Entry value, final int shard, final long cap, final long windowNumber)
     {
-        final WindowRegime regime = new WindowRegime(cap, 1_000, 0, Long.MIN_VALUE, 1);
-        final int generationOffset = offset == 0 ? 8 : EntryLayout.GENERATION_OFFSET;
-        return ShardedWindow.used(ShardedWindow.tryClaim(value, offset, 1, windowNumber, regime, regime, 0,
-            generationOffset, 0));
+        // every shard up to this one capped at cap, so the claim's shard is both its word and its cap
+        final WindowRegime regime = new WindowRegime(cap * (shard + 1), 1_000, 0, Long.MIN_VALUE, shard + 1);
+        return ShardedWindow.used(ShardedWindow.tryClaim(value, 1, windowNumber, regime, regime, shard, 0));
+    }
+
+    /** A window entry of one shard, generation 0. */
+    private static Entry oneShard()
+    {
+        final Entry value = new Entry(new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_WINDOW, 1)]));
+        value.publishGenerationVolatile(0);
+        return value;
     }
 
     @ParameterizedTest(name = "limit {0} over {1} shards")
@@ -49,13 +56,13 @@ class ShardedWindowTest
     void shouldAdmitExactlyTheLimitPerWindowAcrossAllShards(final long limit, final int shards)
     {
         final ShardedWindow window = new ShardedWindow(limit, 1_000, shards);
-        final UnsafeBuffer value = new UnsafeBuffer(new byte[EntryLayout.valueLength(EntryLayout.KIND_WINDOW, shards)]);
+        final Entry value = new Entry(new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_WINDOW, shards)]));
         for (final long windowNumber : new long[] {5, 6, 1_000_000})
         {
             long admitted = 0;
             for (int shard = 0; shard < shards; shard++)
             {
-                while (claim(value, EntryLayout.shardOffset(shard), Math.max(1, window.cap(shard)),
+                while (claim(value, shard, Math.max(1, window.cap(shard)),
                     windowNumber) == 1 && window.cap(shard) > 0)
                 {
                     admitted++;
@@ -68,16 +75,16 @@ class ShardedWindowTest
     @Test
     void shouldClaimAWordOfANewerWindowInThatWindowAndNeverMoveItBack()
     {
-        final UnsafeBuffer value = new UnsafeBuffer(new byte[64]);
-        value.putLong(0, ShardedWindow.word(11, 2));
+        final Entry value = oneShard();
+        value.putShardVolatile(0, ShardedWindow.word(11, 2));
         // a process whose clock still reads window 10 claims in window 11, capped there
         assertEquals(1, claim(value, 0, 3, 10));
-        assertEquals(ShardedWindow.word(11, 3), value.getLong(0));
+        assertEquals(ShardedWindow.word(11, 3), value.shardVolatile(0));
         assertEquals(0, claim(value, 0, 3, 10));
-        assertEquals(ShardedWindow.word(11, 3), value.getLong(0));
+        assertEquals(ShardedWindow.word(11, 3), value.shardVolatile(0));
         // window 12 starts the shard afresh
         assertEquals(1, claim(value, 0, 3, 12));
-        assertEquals(ShardedWindow.word(12, 1), value.getLong(0));
+        assertEquals(ShardedWindow.word(12, 1), value.shardVolatile(0));
     }
 
     @ParameterizedTest(name = "now {0} ms, window {1} ms")
@@ -98,9 +105,9 @@ class ShardedWindowTest
         // bits look older than 0, it must still start afresh rather than be mistaken for a newer window
         final long negative = -3_600_000_123L;
         assertTrue(ShardedWindow.age(negative, 0) < 0, "the premise: 0 looks newer");
-        final UnsafeBuffer value = new UnsafeBuffer(new byte[64]);
+        final Entry value = oneShard();
         assertEquals(1, claim(value, 0, 2, negative));
-        assertEquals(ShardedWindow.word(negative, 1), value.getLong(0));
+        assertEquals(ShardedWindow.word(negative, 1), value.shardVolatile(0));
         assertEquals(1, claim(value, 0, 2, negative));
         assertEquals(0, claim(value, 0, 2, negative));
         assertEquals(1, claim(value, 0, 2, negative + 1), "and the next window starts afresh");

@@ -1,6 +1,7 @@
 package dev.floodgate.door;
 
 import dev.floodgate.Floodgate;
+import dev.floodgate.store.Entry;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -29,11 +30,19 @@ class TokenBucketTest
             Arguments.of(16_000_000L, 1_000L, 0L));
     }
 
-    private static UnsafeBuffer word(final TokenBucket bucket, final long now)
+    /** A full bucket entry of generation 0. */
+    private static Entry word(final TokenBucket bucket, final long now)
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
-        buffer.putLong(0, bucket.fullWord(now));
-        return buffer;
+        final Entry entry = new Entry(new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_BUCKET, 1)]));
+        entry.publishGenerationVolatile(0);
+        entry.putBucketTatVolatile(bucket.fullWord(now));
+        return entry;
+    }
+
+    /** One token at {@code now}, as a check claims it. */
+    private static long acquire(final TokenBucket bucket, final Entry entry, final long now)
+    {
+        return bucket.tryAcquire(entry, () -> now, 1, 0);
     }
 
     @ParameterizedTest
@@ -41,15 +50,15 @@ class TokenBucketTest
     void shouldStartFullAndAdmitExactlyLimitAtOneInstant(final long limit, final long windowMs, final long start)
     {
         final TokenBucket bucket = new TokenBucket(limit, windowMs);
-        final UnsafeBuffer buffer = word(bucket, start);
+        final Entry buffer = word(bucket, start);
         final long burst = Math.min(limit, 100_000);
         for (long i = 0; i < burst; i++)
         {
-            assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(buffer, 0, start), "token " + i);
+            assertEquals(Floodgate.ADMITTED, acquire(bucket, buffer, start), "token " + i);
         }
         if (burst == limit)
         {
-            final long retry = bucket.tryAcquire(buffer, 0, start);
+            final long retry = acquire(bucket, buffer, start);
             assertTrue(retry >= 1, "refused once empty");
             final long intervalNs = Math.max(1, windowMs * MS / limit);
             assertEquals(Math.max(1, -Math.floorDiv(-intervalNs, MS)), retry, "retry-after is one interval");
@@ -61,12 +70,12 @@ class TokenBucketTest
     void shouldNeverRefuseAClientPacingAtExactlyTheRate(final long limit, final long windowMs, final long start)
     {
         final TokenBucket bucket = new TokenBucket(limit, windowMs);
-        final UnsafeBuffer buffer = word(bucket, start);
+        final Entry buffer = word(bucket, start);
         final long windowNs = windowMs * MS;
         final long burst = Math.min(limit, 1_000);
         for (long i = 0; i < burst; i++)
         {
-            bucket.tryAcquire(buffer, 0, start);
+            acquire(bucket, buffer, start);
         }
         if (burst < limit)
         {
@@ -76,8 +85,8 @@ class TokenBucketTest
         for (long k = 1; k <= 3_000; k++)
         {
             final long due = start + ceilDiv(k * windowNs, limit);
-            assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(buffer, 0, due), "token " + k + " due at " + due);
-            assertTrue(bucket.tryAcquire(buffer, 0, due) >= 1, "no token " + k + " twice");
+            assertEquals(Floodgate.ADMITTED, acquire(bucket, buffer, due), "token " + k + " due at " + due);
+            assertTrue(acquire(bucket, buffer, due) >= 1, "no token " + k + " twice");
         }
     }
 
@@ -86,34 +95,34 @@ class TokenBucketTest
     void shouldLoseNoFractionalCreditOverManyIntervals(final long limit, final long windowMs, final long start)
     {
         final TokenBucket bucket = new TokenBucket(limit, windowMs);
-        final UnsafeBuffer buffer = word(bucket, start);
+        final Entry buffer = word(bucket, start);
         if (limit > 1_000)
         {
             return;
         }
         for (long i = 0; i < limit; i++)
         {
-            bucket.tryAcquire(buffer, 0, start);
+            acquire(bucket, buffer, start);
         }
         // after exactly w windows, exactly w * limit more tokens, not one more
         final long windows = 5;
         final long later = start + windows * windowMs * MS;
         long admitted = 0;
-        while (bucket.tryAcquire(buffer, 0, later) == Floodgate.ADMITTED)
+        while (acquire(bucket, buffer, later) == Floodgate.ADMITTED)
         {
             admitted++;
         }
         assertEquals(limit, admitted, "a full bucket holds limit tokens however long it idled");
-        final UnsafeBuffer paced = word(bucket, start);
+        final Entry paced = word(bucket, start);
         for (long i = 0; i < limit; i++)
         {
-            bucket.tryAcquire(paced, 0, start);
+            acquire(bucket, paced, start);
         }
         long total = 0;
         for (long t = 1; t <= windows * limit; t++)
         {
             final long at = start + ceilDiv(t * windowMs * MS, limit);
-            while (bucket.tryAcquire(paced, 0, at) == Floodgate.ADMITTED)
+            while (acquire(bucket, paced, at) == Floodgate.ADMITTED)
             {
                 total++;
             }
@@ -127,14 +136,14 @@ class TokenBucketTest
     {
         final TokenBucket bucket = new TokenBucket(limit, 60_000);
         final long start = 10_000_000_000L;
-        final UnsafeBuffer buffer = word(bucket, start);
+        final Entry buffer = word(bucket, start);
         for (long i = 0; i < limit; i++)
         {
-            assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(buffer, 0, start));
+            assertEquals(Floodgate.ADMITTED, acquire(bucket, buffer, start));
         }
         // another process's clock read a little earlier: no refund, no exception
-        assertTrue(bucket.tryAcquire(buffer, 0, start - 5_000 * MS) >= 1);
-        assertTrue(bucket.tryAcquire(buffer, 0, start) >= 1);
+        assertTrue(acquire(bucket, buffer, start - 5_000 * MS) >= 1);
+        assertTrue(acquire(bucket, buffer, start) >= 1);
     }
 
     @ParameterizedTest
@@ -143,14 +152,14 @@ class TokenBucketTest
     {
         final TokenBucket bucket = new TokenBucket(limit, 1_000);
         final long start = 77L;
-        final UnsafeBuffer buffer = word(bucket, start);
-        assertEquals(limit, bucket.available(buffer.getLong(0), start));
-        assertEquals(0, bucket.nanosToNextToken(buffer.getLong(0), start));
-        assertTrue(bucket.isFull(buffer.getLong(0), start));
-        bucket.tryAcquire(buffer, 0, start);
-        assertEquals(limit - 1, bucket.available(buffer.getLong(0), start));
-        assertFalse(bucket.isFull(buffer.getLong(0), start));
-        assertEquals(ceilDiv(1_000 * MS, limit), bucket.nanosToNextToken(buffer.getLong(0), start));
+        final Entry buffer = word(bucket, start);
+        assertEquals(limit, bucket.available(buffer.bucketTatVolatile(), start));
+        assertEquals(0, bucket.nanosToNextToken(buffer.bucketTatVolatile(), start));
+        assertTrue(bucket.isFull(buffer.bucketTatVolatile(), start));
+        acquire(bucket, buffer, start);
+        assertEquals(limit - 1, bucket.available(buffer.bucketTatVolatile(), start));
+        assertFalse(bucket.isFull(buffer.bucketTatVolatile(), start));
+        assertEquals(ceilDiv(1_000 * MS, limit), bucket.nanosToNextToken(buffer.bucketTatVolatile(), start));
     }
 
     @ParameterizedTest
@@ -158,13 +167,13 @@ class TokenBucketTest
     void shouldReadAWordIdleLongEnoughToWrapAsFull(final long limit)
     {
         final TokenBucket bucket = new TokenBucket(limit, 1_000);
-        final UnsafeBuffer buffer = word(bucket, 0);
-        bucket.tryAcquire(buffer, 0, 0);
+        final Entry buffer = word(bucket, 0);
+        acquire(bucket, buffer, 0);
         // any time far later, including after the scaled word wrapped around 2^64
         // up to the documented bound: 2^63 / MAX_SCALE ns (104 days) untouched
         for (long later : new long[] {1L << 40, 1L << 50, Long.MAX_VALUE / TokenBucket.MAX_SCALE})
         {
-            assertTrue(bucket.isFull(buffer.getLong(0), later), "idle until " + later);
+            assertTrue(bucket.isFull(buffer.bucketTatVolatile(), later), "idle until " + later);
         }
     }
 

@@ -4,8 +4,8 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.ManualTicker;
-import dev.floodgate.store.EntryLayout;
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.store.Entry;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.QuotaTable;
 import org.junit.jupiter.api.Test;
@@ -109,14 +109,15 @@ class FloodgateReaderTest
         {
             table.forEachEntry((key, value) ->
             {
+                final Entry entry = new Entry(value);
                 final StringBuilder words = new StringBuilder();
-                for (int shard = 0, n = EntryLayout.shardsOf(value); shard < n; shard++)
+                for (int shard = 0, n = entry.shards(); shard < n; shard++)
                 {
-                    words.append(value.getLong(EntryLayout.shardOffset(shard))).append(',');
+                    words.append(entry.shardPlain(shard)).append(',');
                 }
-                viaChronicle.add(key[KeyHasher.KIND_INDEX] + " " + EntryLayout.action(value) + " " +
-                    EntryLayout.readLabel(value) + " " + value.getLong(EntryLayout.GENERATION_OFFSET) + " " +
-                    value.getLong(EntryLayout.STATE_OFFSET) + " " + words);
+                viaChronicle.add(key[KeyHasher.KIND_INDEX] + " " + entry.action() + " " +
+                    entry.label() + " " + entry.generationVolatile() + " " +
+                    entry.bucketTatVolatile() + " " + words);
             });
         }
         final Set<String> viaReader = new TreeSet<>();

@@ -1,12 +1,14 @@
 package dev.floodgate.testkit;
 
-import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.JvmFlags;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -62,6 +64,58 @@ public final class ChildJvm implements AutoCloseable
         catch (final IOException ex)
         {
             throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Runs a main class to its end: what a test that only needs a child's output (a writer in another process)
+     * uses. Standard output and error are kept apart, so the output can be parsed.
+     *
+     * @param dir       where to keep the child's output.
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @return its standard output, after it exited with 0.
+     * @throws AssertionError with its standard error when it fails or does not finish within 60 s.
+     */
+    public static String run(final Path dir, final Class<?> mainClass, final String... args)
+        throws IOException, InterruptedException
+    {
+        final Path out = Files.createTempFile(dir, "child-", ".out");
+        final Path err = Files.createTempFile(dir, "child-", ".err");
+        final Process process = new ProcessBuilder(JvmFlags.javaCommand(mainClass.getName(),
+            System.getProperty("java.class.path"), List.of("-Xmx256m"), Arrays.asList(args)))
+            .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        try
+        {
+            if (!process.waitFor(60, TimeUnit.SECONDS))
+            {
+                throw new AssertionError(mainClass.getSimpleName() + " did not finish within 60 s");
+            }
+            if (process.exitValue() != 0)
+            {
+                throw new AssertionError(mainClass.getSimpleName() + " failed (exit " + process.exitValue() + "): " +
+                    readOrSay(err));
+            }
+            return readOrSay(out);
+        }
+        finally
+        {
+            if (process.isAlive())
+            {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String readOrSay(final Path path)
+    {
+        try
+        {
+            return Files.readString(path, StandardCharsets.UTF_8);
+        }
+        catch (final IOException ex)
+        {
+            return "(unreadable: " + ex + ")";
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.floodgate.jmh;
 
-import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.JvmFlags;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatFactory;
 import org.openjdk.jmh.results.format.ResultFormatType;

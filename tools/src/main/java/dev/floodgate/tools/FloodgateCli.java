@@ -1,7 +1,7 @@
 package dev.floodgate.tools;
 
-import dev.floodgate.store.FloodgateFileException;
-import dev.floodgate.store.TableBusyException;
+import dev.floodgate.FloodgateFileException;
+import dev.floodgate.TableBusyException;
 import dev.floodgate.tools.command.BenchCommand;
 import dev.floodgate.tools.command.DemoCommand;
 import dev.floodgate.tools.command.DumpCommand;

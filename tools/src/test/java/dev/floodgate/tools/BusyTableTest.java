@@ -1,6 +1,7 @@
 package dev.floodgate.tools;
 
-import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.JvmFlags;
+import dev.floodgate.testkit.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,6 @@
 package dev.floodgate.tools;
 
-import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.JvmFlags;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

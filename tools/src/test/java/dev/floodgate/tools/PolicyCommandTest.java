@@ -3,6 +3,7 @@ package dev.floodgate.tools;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.testkit.ChildJvm;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,5 +1,6 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.testkit.ChildJvm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,6 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.testkit.ChildJvm;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -2,7 +2,6 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
-import dev.floodgate.door.TokenBucket;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.TextTable;
@@ -77,7 +76,7 @@ public final class BenchCommand implements Callable<Integer>
         final Action action = bucket ? Action.AUTH : Action.PUBLISH;
         final long windowMs = bucket ? BUCKET_WINDOW_MS : WINDOW_WINDOW_MS;
         final long perKey = limit != null ? limit : bucket ? bucketLimit(durationNs) : DEFAULT_WINDOW_LIMIT;
-        if (perKey < 1 || perKey > FloodgateConfig.MAX_LIMIT || bucket && !TokenBucket.fits(perKey, windowMs))
+        if (perKey < 1 || perKey > FloodgateConfig.MAX_LIMIT || bucket && !FloodgateConfig.isExactBucketRate(perKey, windowMs))
         {
             throw new ParameterException(spec.commandLine(), "--limit " + perKey + ": expected 1 to " +
                 FloodgateConfig.MAX_LIMIT + (bucket ? " that the token bucket can represent per " + windowMs + " ms" : ""));
@@ -214,7 +213,7 @@ public final class BenchCommand implements Callable<Integer>
         final long windowNs = BUCKET_WINDOW_MS * 1_000_000L;
         for (final long candidate : NICE_LIMITS)
         {
-            if (windowNs / candidate > durationNs + TimeUnit.MINUTES.toNanos(1) && TokenBucket.fits(candidate,
+            if (windowNs / candidate > durationNs + TimeUnit.MINUTES.toNanos(1) && FloodgateConfig.isExactBucketRate(candidate,
                 BUCKET_WINDOW_MS))
             {
                 return candidate;

@@ -2,7 +2,6 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
-import dev.floodgate.door.TokenBucket;
 import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.format.TextTable;

@@ -3,7 +3,7 @@ package dev.floodgate.tools.command;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.FloodgatePolicy;
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;

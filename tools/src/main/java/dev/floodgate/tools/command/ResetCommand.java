@@ -3,7 +3,7 @@ package dev.floodgate.tools.command;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;

@@ -1,6 +1,6 @@
 package dev.floodgate.tools.load;
 
-import dev.floodgate.internal.JvmFlags;
+import dev.floodgate.JvmFlags;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FloodgateCli;

@@ -1,7 +1,8 @@
 package dev.floodgate.tools.load;
 
-import dev.floodgate.store.FloodgateFileException;
-import dev.floodgate.store.QuotaTable;
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.table.TableFiles;
@@ -62,9 +63,10 @@ public final class ScratchTable implements AutoCloseable
         }
         final Path table = ownsDir ? dir.resolve("floodgate.map") : file;
         final int shards = Runtime.getRuntime().availableProcessors();
-        try (QuotaTable created = QuotaTable.open(table, capacity, shards, false, System.nanoTime()))
+        try
         {
-            return new ScratchTable(dir, table, ownsDir, created.shards());
+            final int created = Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(capacity).build());
+            return new ScratchTable(dir, table, ownsDir, created);
         }
         catch (final FloodgateFileException ex)
         {

@@ -1,8 +1,8 @@
 package dev.floodgate.tools.table;
 
-import dev.floodgate.store.FloodgateFileException;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.reader.FloodgateReader;
-import dev.floodgate.store.TableBusyException;
+import dev.floodgate.TableBusyException;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 

@@ -1,4 +1,4 @@
-package dev.floodgate.store;
+package dev.floodgate;
 
 import java.nio.file.Path;
 

@@ -1,4 +1,4 @@
-package dev.floodgate.internal;
+package dev.floodgate;
 
 import java.io.IOException;
 import java.io.InputStream;

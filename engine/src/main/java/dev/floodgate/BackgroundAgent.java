@@ -1,0 +1,150 @@
+package dev.floodgate;
+
+import dev.floodgate.door.CheckCounters;
+import dev.floodgate.door.CoarseClock;
+import dev.floodgate.door.PolicySnapshot;
+import dev.floodgate.janitor.Janitor;
+import dev.floodgate.store.CounterRegion;
+import dev.floodgate.store.ProcessRegistry;
+import dev.floodgate.store.QuotaTable;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * What a {@link Floodgate} runs in the background: its registration in the file's process registry, the clock
+ * thread (the window door's coarse clock, which also heartbeats and flushes this process's check counters)
+ * and the janitor thread (scheduled passes, and one on demand when a check finds the table full).
+ *
+ * <p>Its threads hold the owning {@code Floodgate} (through {@link #owner}): an open instance never becomes
+ * unreachable, so the cleaner that unmaps the file never runs under a janitor pass or a heartbeat.
+ * Thread-safe.
+ */
+final class BackgroundAgent
+{
+    private static final System.Logger LOG = System.getLogger("dev.floodgate");
+    private static final long HEARTBEAT_NANOS = 100_000_000L;
+    /** A heartbeat gap this long means the process was stopped: reclamation waits a grace period after it. */
+    private static final long STALL_NANOS = 1_000_000_000L;
+
+    /** Never read: held so that these threads keep the owner, and so the mapping, reachable while open. */
+    @SuppressWarnings("unused")
+    private final Object owner;
+    private final FloodgateConfig config;
+    private final QuotaTable table;
+    private final CheckCounters counters;
+    private final CounterRegion counterRegion;
+    private final ProcessRegistry registry;
+    private final int registrySlot;
+    private final CoarseClock clock;
+    private final ScheduledExecutorService janitorThread;
+    private final AtomicBoolean emergencyPending = new AtomicBoolean();
+    private volatile Janitor janitor;
+    private volatile boolean closed;
+
+    /** Registers this process in the file and starts the clock thread; {@link #startJanitor} follows. */
+    BackgroundAgent(final Object owner, final FloodgateConfig config, final QuotaTable table,
+        final CheckCounters counters, final CounterRegion counterRegion)
+    {
+        this.owner = owner;
+        this.config = config;
+        this.table = table;
+        this.counters = counters;
+        this.counterRegion = counterRegion;
+        final long graceNanos = config.reclaimGraceMs() * 1_000_000L;
+        this.registry = new ProcessRegistry(table.header(), table.locks(), Math.min(STALL_NANOS, graceNanos / 2));
+        this.registrySlot = registry.register(table.owner(), config.ticker().nanos());
+        this.clock = new CoarseClock(config.ticker(), this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");
+        this.janitorThread = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread thread = new Thread(r, "floodgate-janitor");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** @return the window door's coarse clock. */
+    CoarseClock clock()
+    {
+        return clock;
+    }
+
+    /** Starts the janitor's scheduled passes, judging windows by {@code policy}. */
+    void startJanitor(final Supplier<PolicySnapshot> policy)
+    {
+        janitor = new Janitor(table, registry, config.ticker(), config.reclaimGraceMs() * 1_000_000L, registrySlot,
+            policy);
+        janitorThread.scheduleWithFixedDelay(this::scheduledCleanup, config.cleanupIntervalMs(),
+            config.cleanupIntervalMs(), TimeUnit.MILLISECONDS);
+    }
+
+    /** @return entries reaped by a janitor pass run now, on the caller's thread. */
+    int cleanupNow()
+    {
+        return janitor.runPass().reaped();
+    }
+
+    /** Folds this process's counts since the last heartbeat into its block of the file. */
+    void flushCounters()
+    {
+        counters.flush(counterRegion, registrySlot);
+    }
+
+    /** A check found the table full: run a janitor pass now, on the janitor thread, unless one is pending. */
+    void requestEmergencyCleanup()
+    {
+        if (emergencyPending.compareAndSet(false, true))
+        {
+            try
+            {
+                janitorThread.execute(() ->
+                {
+                    emergencyPending.set(false);
+                    scheduledCleanup();
+                });
+            }
+            catch (final RejectedExecutionException closing)
+            {
+                emergencyPending.set(false);
+            }
+        }
+    }
+
+    /**
+     * Stops both threads (a janitor pass in flight finishes on mapped memory; table operations then throw),
+     * flushes the last counts, which unregistering folds into the retired block, and leaves the registry.
+     */
+    void close()
+    {
+        closed = true;
+        janitorThread.shutdownNow();
+        clock.close();
+        counters.flush(counterRegion, registrySlot);
+        registry.unregister(table.owner());
+    }
+
+    private void heartbeat()
+    {
+        registry.heartbeat(registrySlot, config.ticker().nanos());
+        counters.flush(counterRegion, registrySlot);
+    }
+
+    private void scheduledCleanup()
+    {
+        try
+        {
+            janitor.runPass();
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!closed) // a pass cut short by close is no failure
+            {
+                LOG.log(System.Logger.Level.ERROR, "janitor pass over " + config.file() + " failed", ex);
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.floodgate;
+
+import dev.floodgate.door.PolicyPlanner;
+import dev.floodgate.door.PolicySnapshot;
+import dev.floodgate.store.PolicyRegion;
+import dev.floodgate.store.QuotaTable;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The node's policy on the file's side: publishing a configuration's limits, windows and modes under the
+ * policy guard, adopting the file's at open, and reading it back as a {@link FloodgatePolicy}. Stateless.
+ */
+final class PolicyPublisher
+{
+    private static final System.Logger LOG = System.getLogger("dev.floodgate");
+
+    private PolicyPublisher()
+    {
+    }
+
+    /**
+     * Publishes the file's first policy, or this configuration's when {@code FLOODGATE_POLICY=publish}
+     * ({@code floodgate.policy=publish}); otherwise adopts the file's and logs each key where this JVM's
+     * configuration differs.
+     */
+    static void publishOrAdopt(final QuotaTable table, final FloodgateConfig config)
+    {
+        final String wanted = System.getProperty(Floodgate.POLICY_PROPERTY, System.getenv(Floodgate.POLICY_ENV));
+        final boolean publish = wanted != null && wanted.trim().equalsIgnoreCase("publish");
+        if (wanted != null && !wanted.isBlank() && !publish && !wanted.trim().equalsIgnoreCase("adopt"))
+        {
+            throw new IllegalArgumentException(Floodgate.POLICY_PROPERTY + "='" + wanted + "': expected publish or adopt");
+        }
+        final PolicyRegion region = new PolicyRegion(table.header(), Action.values().length);
+        final long published = publish(table, config, config.ticker(), !publish);
+        if (published > 0)
+        {
+            if (published > 1)
+            {
+                LOG.log(System.Logger.Level.INFO, "{0}: published this JVM''s policy as generation {1}",
+                    table.file(), published);
+            }
+            return;
+        }
+        final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
+        final long generation = region.read(blocks);
+        final FloodgatePolicy file = toPolicy(generation, blocks);
+        for (final String difference : FloodgatePolicy.of(config).differences(file))
+        {
+            LOG.log(System.Logger.Level.WARNING, "{0}: adopting the file''s policy (generation {1}); this JVM''s " +
+                "configuration differs (this JVM -> file): {2} (set {3}=publish to publish it)", table.file(), generation, difference,
+                Floodgate.POLICY_ENV);
+        }
+    }
+
+    /**
+     * Publishes under the policy guard, so publishers serialise (and of two JVMs opening a new file together,
+     * exactly one publishes first; the other adopts).
+     *
+     * @param onlyIfNone publish only when the file has no policy yet.
+     * @return the new generation, or 0 when {@code onlyIfNone} and the file has a policy.
+     */
+    static long publish(final QuotaTable table, final FloodgateConfig config, final Ticker ticker,
+        final boolean onlyIfNone)
+    {
+        final int actions = Action.values().length;
+        final PolicyRegion region = new PolicyRegion(table.header(), actions);
+        if (!table.guard().acquirePolicy(QuotaTable.TOOL_TIMEOUT_NANOS))
+        {
+            throw new TableBusyException(table.file() + ": another live process held the " +
+                "policy guard for " + QuotaTable.TOOL_TIMEOUT_NANOS / 1_000_000 + " ms; the policy was not published");
+        }
+        try
+        {
+            final PolicyRegion.Block[] old = new PolicyRegion.Block[actions];
+            final long generation = region.read(old);
+            if (onlyIfNone && generation != 0)
+            {
+                return 0;
+            }
+            final long next = generation + 1;
+            final long nowMs = Math.floorDiv(ticker.nanos(), 1_000_000L);
+            final PolicyRegion.Block[] blocks = new PolicyRegion.Block[actions];
+            for (final Action action : Action.values())
+            {
+                final FloodgateConfig.Limit limit = config.limit(action);
+                blocks[action.ordinal()] = PolicyPlanner.plan(generation == 0 ? null : old[action.ordinal()],
+                    limit.limit(), limit.windowMs(), config.shadow(action), next, nowMs);
+            }
+            region.publishRelease(blocks, next);
+            return next;
+        }
+        finally
+        {
+            table.guard().releasePolicy();
+        }
+    }
+
+    static FloodgatePolicy toPolicy(final PolicySnapshot snapshot)
+    {
+        final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
+        for (final Action action : Action.values())
+        {
+            blocks[action.ordinal()] = snapshot.block(action);
+        }
+        return toPolicy(snapshot.generation(), blocks);
+    }
+
+    static FloodgatePolicy toPolicy(final long generation, final PolicyRegion.Block[] blocks)
+    {
+        final Map<Action, FloodgatePolicy.Rule> rules = new EnumMap<>(Action.class);
+        for (final Action action : Action.values())
+        {
+            final PolicyRegion.Block b = blocks[action.ordinal()];
+            rules.put(action, new FloodgatePolicy.Rule(b.limit(), b.windowMs(),
+                b.shadow() ? FloodgatePolicy.Mode.SHADOW : FloodgatePolicy.Mode.ENFORCE));
+        }
+        return new FloodgatePolicy(generation, rules);
+    }
+}

@@ -1,0 +1,110 @@
+package dev.floodgate;
+
+import dev.floodgate.door.TokenBucket;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableCounters;
+import dev.floodgate.reader.TableEntry;
+import dev.floodgate.store.Entry;
+import dev.floodgate.store.KeyHasher;
+import dev.floodgate.store.QuotaTable;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The facade's operations on the table as a whole, for operators and dashboards rather than for checks: reset,
+ * the most-refused identifiers and the summary. Reads go through {@link FloodgateReader}, without the table
+ * guard or any lock, so they never delay a check. Stateless.
+ */
+final class TableAdmin
+{
+    private TableAdmin()
+    {
+    }
+
+    /** See {@link Floodgate#resetEntries}. Each kind under its segment's write lock. */
+    static List<String> reset(final QuotaTable table, final Ticker ticker, final CharSequence identifier,
+        final Action action)
+    {
+        final List<String> removed = new ArrayList<>(3);
+        final KeyHasher hasher = table.hasher();
+        for (final byte kind : new byte[] {Entry.KIND_BUCKET, Entry.KIND_WINDOW, Entry.KIND_BLOCKED})
+        {
+            final int outcome = table.withWriteLock(hasher.key(identifier, action, kind), value ->
+            {
+                if (value.isTombstonedVolatile())
+                {
+                    return false;
+                }
+                final long now = ticker.nanos();
+                if (kind == Entry.KIND_BUCKET)
+                {
+                    value.putBucketTatVolatile(new TokenBucket(value.limit(), value.windowMs()).fullWord(now));
+                }
+                else
+                {
+                    for (int shard = 0, n = value.shards(); shard < n; shard++)
+                    {
+                        value.putShardVolatile(shard, 0); // window words, blocked stripes
+                    }
+                }
+                // A reset entry is logically gone: checks holding its address go back to the table, and the
+                // janitor removes it after the grace period unless a check revives it first.
+                value.tombstoneVolatile(now);
+                removed.add(kind == Entry.KIND_BUCKET ? "bucket" : kind == Entry.KIND_WINDOW ?
+                    "window" : "blocked");
+                return false;
+            });
+            assert outcome >= 0;
+        }
+        return removed;
+    }
+
+    /** See {@link Floodgate#topBlocked}. */
+    static List<BlockedEntry> topBlocked(final Path file, final Action action, final int n)
+    {
+        final List<BlockedEntry> all = new ArrayList<>();
+        try (FloodgateReader reader = FloodgateReader.open(file))
+        {
+            for (final TableEntry entry : reader.entries())
+            {
+                if (entry.kind() == EntryKind.BLOCKED && entry.action() == action && !entry.tombstoned())
+                {
+                    all.add(new BlockedEntry(entry.label(), entry.blocked()));
+                }
+            }
+        }
+        all.sort(Comparator.comparingLong(BlockedEntry::count).reversed().thenComparing(BlockedEntry::identifier));
+        return List.copyOf(all.subList(0, Math.min(n, all.size())));
+    }
+
+    /** See {@link Floodgate#stats}. Entry counts are not a snapshot across segments. */
+    static Stats stats(final QuotaTable table, final Map<Action, Stats.Checks> checks)
+    {
+        try (FloodgateReader reader = FloodgateReader.open(table.file()))
+        {
+            final long[] counts = new long[EntryKind.values().length];
+            long tombstoned = 0;
+            for (final TableEntry entry : reader.entries())
+            {
+                if (entry.tombstoned())
+                {
+                    tombstoned++;
+                }
+                else
+                {
+                    counts[entry.kind().ordinal()]++;
+                }
+            }
+            final TableCounters c = reader.counters();
+            return new Stats(counts[EntryKind.BUCKET.ordinal()], counts[EntryKind.WINDOW.ordinal()],
+                counts[EntryKind.BLOCKED.ordinal()], tombstoned, table.capacity(), table.shards(),
+                Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
+                c.revived(), reader.attachedProcesses(), table.fileSize(), checks);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Charge;
+import dev.floodgate.store.CounterRegion;
+
+import java.util.List;
+
+/**
+ * Multi-quota charges, all or nothing (e.g. the records and the bytes of one produce): each quota is claimed in
+ * list order through the doors' own claims and, when one is refused, the ones already claimed are given back.
+ * A quota of an action in shadow mode never fails the whole. Each charge counts as one check of its action,
+ * with the outcome of the whole; a charge of an action off at that moment is admitted and not counted. All
+ * quotas are claimed under one policy snapshot, and the policy generation is loaded again before anything is
+ * recorded: if it changed, every claim is given back and the charge starts again (at most
+ * {@link Doors#ATTEMPTS} times, then each quota answers as if its entry were unavailable). Allocates (a
+ * cold-ish path for produce requests with several quotas). Stateless; thread-safe.
+ */
+final class Charges
+{
+    private Charges()
+    {
+    }
+
+    /**
+     * @param doors   the doors whose claims, counters and policy the charge uses.
+     * @param charges the quotas.
+     * @return {@link CheckResult#ADMITTED}, or the refusing charge's result.
+     */
+    static long charge(final Doors doors, final List<Charge> charges)
+    {
+        final Charging charging = new Charging(charges.size());
+        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
+        {
+            final PolicySnapshot policy = doors.policy();
+            if (claimAll(doors, charges, policy, charging))
+            {
+                return record(doors, charges, policy, charging);
+            }
+        }
+        long refusal = CheckResult.ADMITTED;
+        final PolicySnapshot policy = doors.policy();
+        for (final Charge c : charges)
+        {
+            final ActionRule rule = policy.rule(c.action());
+            final long result = doors.unavailable(c.action(), rule);
+            refusal = refusal == CheckResult.ADMITTED ? result : refusal;
+        }
+        return refusal;
+    }
+
+    /** One charge's working state, reused across its attempts. */
+    private static final class Charging
+    {
+        final QuotaSlot[] slots;
+        final long[][] receipts;
+        final long[] nows;
+        final long[] results;
+        final boolean[] off;
+        int refused;
+
+        Charging(final int n)
+        {
+            slots = new QuotaSlot[n];
+            receipts = new long[n][];
+            nows = new long[n];
+            results = new long[n];
+            off = new boolean[n];
+        }
+    }
+
+    /**
+     * Claims the quotas in order until one that is not in shadow mode is refused; records nothing.
+     *
+     * @return false when the policy changed before the claims were validated (all given back: start again).
+     */
+    private static boolean claimAll(final Doors doors, final List<Charge> charges, final PolicySnapshot policy,
+        final Charging charging)
+    {
+        final int n = charges.size();
+        charging.refused = -1;
+        boolean stale = false;
+        for (int i = 0; i < n; i++)
+        {
+            final Charge c = charges.get(i);
+            final ActionRule rule = policy.rule(c.action());
+            charging.slots[i] = null;
+            charging.results[i] = CheckResult.ADMITTED;
+            charging.nows[i] = c.bucket() ? doors.ticker.nanos() : doors.clock.nanos();
+            charging.off[i] = c.bucket() ? rule.isOff() :
+                rule.cursor(Math.floorDiv(charging.nows[i], 1_000_000L)).regime().limit() == 0;
+            if (charging.off[i] || charging.refused >= 0 || stale)
+            {
+                continue; // off, or after the refusal: only the off-ness is needed, to leave it uncounted
+            }
+            final int hash = QuotaCache.hash(c.identifier());
+            final int kindAction = (c.bucket() ? Doors.BUCKET : Doors.WINDOW) | c.action().ordinal();
+            final int index = doors.cache.index(hash, kindAction);
+            final long result;
+            if (c.bucket())
+            {
+                final long claimed = c.cost() > rule.limit ? CheckResult.NEVER :
+                    doors.claimBucket(c.identifier(), hash, kindAction, c.action(), rule, c.cost(), charging.slots,
+                        i);
+                result = claimed == Doors.UNREACHABLE ? doors.unavailableResult(c.action(), rule) : claimed;
+            }
+            else
+            {
+                final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
+                final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
+                if (c.cost() > cursor.regime().limit())
+                {
+                    result = CheckResult.NEVER;
+                }
+                else
+                {
+                    result = chargeWindow(doors, c, hash, kindAction, index, policy, rule, cursor.number(),
+                        Math.max(1, cursor.endMs() - nowMs), charging, i);
+                    stale = result == STALE_CHARGE;
+                }
+            }
+            charging.results[i] = result;
+            if (result != CheckResult.ADMITTED && !stale && !rule.shadow)
+            {
+                charging.refused = i;
+            }
+        }
+        if (!stale && doors.policyRegion.generationAcquire() == policy.generation())
+        {
+            return true;
+        }
+        giveBackAll(doors, charges, charging);
+        return false;
+    }
+
+    /** Returned by {@link #chargeWindow} when the policy changed under its claim. */
+    private static final long STALE_CHARGE = Long.MIN_VALUE;
+
+    private static long chargeWindow(final Doors doors, final Charge c, final int hash, final int kindAction,
+        final int index, final PolicySnapshot policy, final ActionRule rule, final long number,
+        final long retryAfterMs, final Charging charging, final int i)
+    {
+        final long[] receipts = charging.receipts[i] == null ? new long[doors.shards] : charging.receipts[i];
+        charging.receipts[i] = receipts;
+        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
+        {
+            final QuotaSlot slot = doors.windowSlot(c.identifier(), hash, kindAction, c.action(), rule, index);
+            if (slot == null)
+            {
+                return doors.unavailableResult(c.action(), rule);
+            }
+            final int claimed = WindowClaim.claim(slot.entry, slot.generation, doors.policyRegion,
+                policy.generation(), rule, number, c.cost(), receipts, true);
+            switch (claimed)
+            {
+                case WindowClaim.ADMITTED:
+                    charging.slots[i] = slot;
+                    return CheckResult.ADMITTED;
+                case WindowClaim.REFUSED:
+                    return retryAfterMs;
+                case WindowClaim.STALE_POLICY:
+                    return STALE_CHARGE;
+                default:
+                    break; // STALE_ENTRY: resolve again
+            }
+        }
+        return doors.unavailableResult(c.action(), rule);
+    }
+
+    private static void giveBackAll(final Doors doors, final List<Charge> charges, final Charging charging)
+    {
+        for (int i = 0; i < charges.size(); i++)
+        {
+            final QuotaSlot slot = charging.slots[i];
+            if (slot == null)
+            {
+                continue;
+            }
+            final Charge c = charges.get(i);
+            if (c.bucket())
+            {
+                slot.bucket.giveBack(slot.entry, charging.nows[i], c.cost(), slot.generation);
+            }
+            else
+            {
+                WindowClaim.giveBack(slot.entry, slot.generation, charging.receipts[i], doors.shards);
+            }
+            charging.slots[i] = null;
+        }
+    }
+
+    /** Records a validated charge: refusals, counters, and the give-back when a quota refused the whole. */
+    private static long record(final Doors doors, final List<Charge> charges, final PolicySnapshot policy,
+        final Charging charging)
+    {
+        final int refused = charging.refused;
+        if (refused >= 0)
+        {
+            giveBackAll(doors, charges, charging);
+        }
+        for (int i = 0; i < charges.size(); i++)
+        {
+            final Charge c = charges.get(i);
+            final int a = c.action().ordinal();
+            if (charging.off[i])
+            {
+                continue; // switched off: not counted, like the one-action doors
+            }
+            final long result = charging.results[i];
+            if (result != CheckResult.ADMITTED && (refused < 0 || i <= refused))
+            {
+                doors.recordRefusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(), charging.nows[i]);
+                if (result == CheckResult.NEVER)
+                {
+                    doors.counters.increment(a, CounterRegion.NEVER);
+                }
+                if (doors.shadowed(a, policy.rule(c.action())))
+                {
+                    continue; // a shadow quota never fails the whole
+                }
+            }
+            doors.counters.increment(a, refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
+        }
+        return refused < 0 ? CheckResult.ADMITTED : charging.results[refused];
+    }
+}

@@ -1,0 +1,526 @@
+package dev.floodgate.store;
+
+import dev.floodgate.Action;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The one owner of an entry's memory: a flyweight over the value of one quota entry (a bucket, a sharded
+ * window or a blocked counter), in the file or a copy. Nothing outside this class knows an offset; every
+ * access names its memory order ({@code Volatile}, {@code Acquire}, {@code Release}, plain) and what it may
+ * race with. Values are 64-byte aligned in the file; each window shard has a cache line of its own, so CPUs
+ * claiming from one hot key's different shards never share a line.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                 Generation (64): unique per insertion,        |  0   line 0: header
+ *  |                 TOMBSTONE while the janitor ages it out       |
+ *  +---------------+---------------+---------------+---------------+
+ *  |  Kind (8)     |  Action (8)   | reserved (16) | Units version (32)  |  8
+ *  +---------------+---------------+---------------+---------------+
+ *  |                 Limit of the state's units (64)               | 16
+ *  |                 Window ms of the state's units (64)           | 24
+ *  |                 Created, monotonic ns (64)                    | 32
+ *  |                 Touched, monotonic ns (64): last refusal      | 40
+ *  |                 State sum when tombstoned (64)                | 48   or a conversion's frozen TAT
+ *  |                 State (64): bucket TAT                        | 56
+ *  +---------------------------------------------------------------+
+ *  |                 Tombstoned at, monotonic ns (64)              | 64   line 1: tools; or a conversion's units
+ *  +-------------------------------+-------------------------------+
+ *  |  Identifier length, chars (32)|  Label length, bytes (32)     | 72
+ *  +-------------------------------+-------------------------------+
+ *  |                 Label: identifier's first UTF-8 bytes (384)   | 80..127
+ *  +---------------------------------------------------------------+
+ *  |                 Shard 0 (64), then 56 bytes padding: a window's window number (40) | used (24), | 128
+ *  |                 or a blocked counter's refusals                                              |
+ *  |                 ... one line per shard, windows and blocked counters                        |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <p><b>Who writes what.</b> Checks write only the state words (and Touched, on refusal), without a lock, with
+ * compare-and-sets. Every other field is written under the segment's update or write lock. Kind, action,
+ * created and label never change after insertion. Limit, window and units version say in which policy's units
+ * a bucket's TAT word is: the first check that sees a newer policy version converts the word (under the update
+ * lock, behind a new generation; see {@code BucketConversion}). A window entry's limit and window are only what
+ * it was created under: the window door's arithmetic comes from the policy's regimes.
+ *
+ * <p><b>Writes without a lock never land on reclaimed memory.</b> Chronicle Map reuses a removed entry's
+ * memory for the next insert, and a check holds its entry's address without a lock. So every lock-free write
+ * goes through a {@code ...IfCurrent} method, or follows this protocol exactly: load the word (volatile),
+ * then {@link #isCurrentAcquire} (the generation the caller resolved), then compare-and-set against the word
+ * loaded. The janitor changes the generation before the memory can be reused, and a compare-and-set only lands
+ * on the word the caller read while the entry was still its own.
+ *
+ * <p>Not thread-safe as an object (one flyweight per {@code QuotaSlot}, per janitor, per caller); the memory
+ * it wraps is shared as described. Allocates nothing after construction.
+ */
+public final class Entry
+{
+    public static final byte KIND_BUCKET = 1;
+    public static final byte KIND_WINDOW = 2;
+    public static final byte KIND_BLOCKED = 3;
+
+    /** Generation of an entry the janitor is ageing out; never handed out by the counter. */
+    public static final long TOMBSTONE = -1L;
+
+    private static final int WORD = Long.BYTES;
+    private static final int LINE = 64;
+
+    static final int GENERATION_OFFSET = 0;
+    static final int KIND_OFFSET = GENERATION_OFFSET + WORD;
+    static final int ACTION_OFFSET = KIND_OFFSET + Byte.BYTES;
+    static final int UNITS_VERSION_OFFSET = ACTION_OFFSET + Byte.BYTES + Short.BYTES;
+    static final int LIMIT_OFFSET = UNITS_VERSION_OFFSET + Integer.BYTES;
+    static final int WINDOW_MS_OFFSET = LIMIT_OFFSET + WORD;
+    static final int CREATED_OFFSET = WINDOW_MS_OFFSET + WORD;
+    static final int TOUCHED_OFFSET = CREATED_OFFSET + WORD;
+    static final int TOMBSTONE_STATE_OFFSET = TOUCHED_OFFSET + WORD;
+    static final int STATE_OFFSET = TOMBSTONE_STATE_OFFSET + WORD;
+    /** Line 1 starts here: what tools read, and the tombstone's time. */
+    static final int TOMBSTONED_AT_OFFSET = STATE_OFFSET + WORD;
+    /**
+     * A live bucket's conversion side record (see {@code BucketConversion}): the TAT word it froze. Shares
+     * the tombstone's state field, which only a tombstoned entry uses; a frozen bucket is never idle, so it
+     * is never tombstoned while the record matters.
+     */
+    static final int CONVERSION_TAT_OFFSET = TOMBSTONE_STATE_OFFSET;
+    /** A live bucket's conversion side record: the units the frozen word is in, {@code window ms << 24 | limit}. */
+    static final int CONVERSION_UNITS_OFFSET = TOMBSTONED_AT_OFFSET;
+    static final int IDENTIFIER_LENGTH_OFFSET = TOMBSTONED_AT_OFFSET + WORD;
+    static final int LABEL_LENGTH_OFFSET = IDENTIFIER_LENGTH_OFFSET + Integer.BYTES;
+    static final int LABEL_OFFSET = LABEL_LENGTH_OFFSET + Integer.BYTES;
+    /** A bucket's whole value: two cache lines. */
+    public static final int HEADER_LENGTH = 2 * LINE;
+    static final int LABEL_MAX_BYTES = HEADER_LENGTH - LABEL_OFFSET;
+    static final int SHARDS_OFFSET = HEADER_LENGTH;
+    static final int SHARD_STRIDE = LINE;
+
+    static
+    {
+        if (TOMBSTONED_AT_OFFSET != LINE || STATE_OFFSET + WORD > LINE || LABEL_MAX_BYTES != 48)
+        {
+            throw new ExceptionInInitializerError("entry layout: line 0 must hold exactly the check's words");
+        }
+    }
+
+    /** The concrete type, so each access is a direct call the JIT inlines. */
+    private UnsafeBuffer value;
+
+    /** An unwrapped flyweight: {@link #wrap} it before use. */
+    public Entry()
+    {
+    }
+
+    /** @param value an entry's value, in the file or a copy. */
+    public Entry(final UnsafeBuffer value)
+    {
+        this.value = value;
+    }
+
+    /**
+     * @param value an entry's value, in the file or a copy.
+     * @return this flyweight, now over {@code value}.
+     */
+    public Entry wrap(final UnsafeBuffer value)
+    {
+        this.value = value;
+        return this;
+    }
+
+    /**
+     * @param kind   the entry kind.
+     * @param shards the file's shard count.
+     * @return the value length in bytes.
+     */
+    public static int valueLength(final byte kind, final int shards)
+    {
+        return kind == KIND_BUCKET ? HEADER_LENGTH : SHARDS_OFFSET + shards * SHARD_STRIDE;
+    }
+
+    /** @return the length of the wrapped value in bytes. */
+    public int length()
+    {
+        return value.capacity();
+    }
+
+    // ---- the generation: the guard of every lock-free write ----
+
+    /** @return the generation word, acquire: orders the caller's later loads and writes after it. */
+    public long generationAcquire()
+    {
+        return value.getLongAcquire(GENERATION_OFFSET);
+    }
+
+    /** @return the generation word, volatile (the lock holders' read). */
+    public long generationVolatile()
+    {
+        return value.getLongVolatile(GENERATION_OFFSET);
+    }
+
+    /**
+     * @param generation the generation the caller resolved the entry at.
+     * @return true while the entry is still that one: the caller's address may be written (acquire load).
+     */
+    public boolean isCurrentAcquire(final long generation)
+    {
+        return value.getLongAcquire(GENERATION_OFFSET) == generation;
+    }
+
+    /** @return true when the janitor or a reset is ageing the entry out (volatile load). */
+    public boolean isTombstonedVolatile()
+    {
+        return value.getLongVolatile(GENERATION_OFFSET) == TOMBSTONE;
+    }
+
+    /**
+     * Publishes a new generation with a release store: every check holding the old one goes back to the table.
+     * Under the segment's update or write lock.
+     */
+    public void publishGenerationRelease(final long generation)
+    {
+        value.putLongRelease(GENERATION_OFFSET, generation);
+    }
+
+    /** As {@link #publishGenerationRelease}, with a volatile store (the janitor's revival). Under the write lock. */
+    public void publishGenerationVolatile(final long generation)
+    {
+        value.putLongVolatile(GENERATION_OFFSET, generation);
+    }
+
+    // ---- fields written once at insertion, or under the lock: plain loads ----
+
+    /** @return the kind byte. */
+    public byte kind()
+    {
+        return value.getByte(KIND_OFFSET);
+    }
+
+    /** @return the action's ordinal as stored (may be out of range in a damaged copy). */
+    public int actionOrdinal()
+    {
+        return value.getByte(ACTION_OFFSET);
+    }
+
+    /** @return the action. */
+    public Action action()
+    {
+        return Action.fromOrdinal(value.getByte(ACTION_OFFSET));
+    }
+
+    /** @return the units version, as stored (32 bits). Under the lock, or read together with the generation. */
+    public int unitsVersion()
+    {
+        return value.getInt(UNITS_VERSION_OFFSET);
+    }
+
+    /** Publishes the units version with a release store: the conversion's last step. Under the update lock. */
+    public void publishUnitsVersionRelease(final int version)
+    {
+        value.putIntRelease(UNITS_VERSION_OFFSET, version);
+    }
+
+    /** @return the limit the state's units (or the window entry's creation) belong to; plain load. */
+    public long limit()
+    {
+        return value.getLong(LIMIT_OFFSET);
+    }
+
+    /** @return the window in ms the state's units belong to; plain load. */
+    public long windowMs()
+    {
+        return value.getLong(WINDOW_MS_OFFSET);
+    }
+
+    /** @return the limit, volatile: a lock-free reader's load while a conversion may rewrite it. */
+    public long limitVolatile()
+    {
+        return value.getLongVolatile(LIMIT_OFFSET);
+    }
+
+    /** @return the window in ms, volatile: a lock-free reader's load while a conversion may rewrite it. */
+    public long windowMsVolatile()
+    {
+        return value.getLongVolatile(WINDOW_MS_OFFSET);
+    }
+
+    /** @return the units version (32 bits), volatile: a lock-free reader's load. */
+    public int unitsVersionVolatile()
+    {
+        return value.getIntVolatile(UNITS_VERSION_OFFSET);
+    }
+
+    /** Stores new units, plain; under the update lock, behind a new generation and a frozen word. */
+    public void putUnits(final long limit, final long windowMs)
+    {
+        value.putLong(LIMIT_OFFSET, limit);
+        value.putLong(WINDOW_MS_OFFSET, windowMs);
+    }
+
+    /** @return when the entry was created, monotonic ns. */
+    public long createdNanos()
+    {
+        return value.getLong(CREATED_OFFSET);
+    }
+
+    /** @return the identifier's length in chars. */
+    public int identifierLength()
+    {
+        return value.getInt(IDENTIFIER_LENGTH_OFFSET);
+    }
+
+    /** @return the label as text: bytes an attacker chose; tools escape it before printing. */
+    public String label()
+    {
+        final int length = Math.max(0, Math.min(LABEL_MAX_BYTES, value.getInt(LABEL_LENGTH_OFFSET)));
+        final byte[] bytes = new byte[length];
+        value.getBytes(LABEL_OFFSET, bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** @return the number of shard lines the value holds (0 for a bucket). */
+    public int shards()
+    {
+        return kind() == KIND_BUCKET ? 0 : (value.capacity() - SHARDS_OFFSET) / SHARD_STRIDE;
+    }
+
+    // ---- the bucket's TAT word ----
+
+    /** @return the bucket's TAT word, volatile. */
+    public long bucketTatVolatile()
+    {
+        return value.getLongVolatile(STATE_OFFSET);
+    }
+
+    /**
+     * @return true when the TAT word was {@code expected} and is now {@code next}. A lock-free caller must have
+     * loaded {@code expected}, then passed {@link #isCurrentAcquire}: see the class comment.
+     */
+    public boolean casBucketTat(final long expected, final long next)
+    {
+        return value.compareAndSetLong(STATE_OFFSET, expected, next);
+    }
+
+    /** Stores the TAT word, volatile; under the segment's lock (a conversion, a reset). */
+    public void putBucketTatVolatile(final long tat)
+    {
+        value.putLongVolatile(STATE_OFFSET, tat);
+    }
+
+    /** @return the conversion side record's frozen TAT word; under the update lock. */
+    public long conversionTat()
+    {
+        return value.getLong(CONVERSION_TAT_OFFSET);
+    }
+
+    /** @return the conversion side record's units, {@code window ms << 24 | limit}; under the update lock. */
+    public long conversionUnits()
+    {
+        return value.getLong(CONVERSION_UNITS_OFFSET);
+    }
+
+    /** Stores the conversion side record's frozen TAT word, plain; under the update lock. */
+    public void putConversionTat(final long tat)
+    {
+        value.putLong(CONVERSION_TAT_OFFSET, tat);
+    }
+
+    /** Stores the conversion side record's units, plain; under the update lock. */
+    public void putConversionUnits(final long units)
+    {
+        value.putLong(CONVERSION_UNITS_OFFSET, units);
+    }
+
+    // ---- shard words: a window's (window number | used), a blocked counter's refusals ----
+
+    /** @return shard {@code shard}'s word, volatile. */
+    public long shardVolatile(final int shard)
+    {
+        return value.getLongVolatile(SHARDS_OFFSET + shard * SHARD_STRIDE);
+    }
+
+    /** @return shard {@code shard}'s word, plain (a copy). */
+    public long shardPlain(final int shard)
+    {
+        return value.getLong(SHARDS_OFFSET + shard * SHARD_STRIDE);
+    }
+
+    /**
+     * @return true when the shard word was {@code expected} and is now {@code next}. A lock-free caller must
+     * have loaded {@code expected}, then passed {@link #isCurrentAcquire}: see the class comment.
+     */
+    public boolean casShard(final int shard, final long expected, final long next)
+    {
+        return value.compareAndSetLong(SHARDS_OFFSET + shard * SHARD_STRIDE, expected, next);
+    }
+
+    /** Stores a shard word, volatile; under the segment's write lock (a reset). */
+    public void putShardVolatile(final int shard, final long word)
+    {
+        value.putLongVolatile(SHARDS_OFFSET + shard * SHARD_STRIDE, word);
+    }
+
+    /**
+     * Adds one refusal to a blocked counter's shard while the entry is still {@code generation}'s: a
+     * compare-and-set loop rather than an add, because an add has no expected value and one that stalls after
+     * its generation test would land on whatever the memory became.
+     *
+     * @return false when the generation changed before the count landed (nothing written).
+     */
+    public boolean addRefusalIfCurrent(final long generation, final int shard)
+    {
+        final int offset = SHARDS_OFFSET + shard * SHARD_STRIDE;
+        while (true)
+        {
+            final long count = value.getLongVolatile(offset);
+            if (value.getLongAcquire(GENERATION_OFFSET) != generation)
+            {
+                return false;
+            }
+            if (value.compareAndSetLong(offset, count, count + 1))
+            {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * @return the refusals a blocked counter holds: the sum of its shards, volatile loads in the file (a
+     * copy's plain loads give the same).
+     */
+    public long blockedCountVolatile()
+    {
+        long sum = 0;
+        for (int shard = 0, n = shards(); shard < n; shard++)
+        {
+            sum += shardVolatile(shard);
+        }
+        return sum;
+    }
+
+    // ---- touched ----
+
+    /** @return the touch time, volatile. */
+    public long touchedVolatile()
+    {
+        return value.getLongVolatile(TOUCHED_OFFSET);
+    }
+
+    /**
+     * Moves the touch time from {@code expected} to {@code now} while the entry is still {@code generation}'s
+     * (loaded after {@code expected}, acquire); losing to another touch is as good.
+     */
+    public void touchIfCurrent(final long generation, final long expected, final long now)
+    {
+        if (value.getLongAcquire(GENERATION_OFFSET) == generation)
+        {
+            value.compareAndSetLong(TOUCHED_OFFSET, expected, now);
+        }
+    }
+
+    // ---- reclamation ----
+
+    /**
+     * A fingerprint of the state words. Every check that succeeds makes each word it writes larger (the bucket
+     * TAT moves forward, a shard word's window or count grows, a blocked count grows), so a changed sum means
+     * a check landed; equal sums mean none did.
+     *
+     * @return the sum of the state words, volatile loads.
+     */
+    public long stateSumVolatile()
+    {
+        if (kind() == KIND_BUCKET)
+        {
+            return value.getLongVolatile(STATE_OFFSET);
+        }
+        long sum = 0;
+        for (int shard = 0, n = shards(); shard < n; shard++)
+        {
+            sum += shardVolatile(shard);
+        }
+        return sum;
+    }
+
+    /** @return the fingerprint recorded when the entry was tombstoned. */
+    public long tombstoneStateSum()
+    {
+        return value.getLong(TOMBSTONE_STATE_OFFSET);
+    }
+
+    /** @return when the entry was tombstoned, monotonic ns. */
+    public long tombstonedAtNanos()
+    {
+        return value.getLong(TOMBSTONED_AT_OFFSET);
+    }
+
+    /**
+     * Marks the entry as being aged out: records its state fingerprint and the time, then publishes
+     * {@link #TOMBSTONE} as its generation (volatile store), which sends every check holding its address back to
+     * the table. Under the segment's write lock.
+     *
+     * @param nowNanos monotonic time.
+     */
+    public void tombstoneVolatile(final long nowNanos)
+    {
+        value.putLong(TOMBSTONE_STATE_OFFSET, stateSumVolatile());
+        value.putLong(TOMBSTONED_AT_OFFSET, nowNanos);
+        value.putLongVolatile(GENERATION_OFFSET, TOMBSTONE);
+    }
+
+    // ---- a new entry ----
+
+    /**
+     * Lays out a new entry's value.
+     *
+     * @return the value bytes, to insert under the segment's update lock.
+     */
+    static byte[] newValue(
+        final byte kind,
+        final Action action,
+        final long limit,
+        final long windowMs,
+        final long nowNanos,
+        final long generation,
+        final long unitsVersion,
+        final long initialState,
+        final CharSequence identifier,
+        final int shards)
+    {
+        final byte[] value = new byte[valueLength(kind, shards)];
+        final UnsafeBuffer buffer = new UnsafeBuffer(value);
+        buffer.putLong(GENERATION_OFFSET, generation);
+        buffer.putByte(KIND_OFFSET, kind);
+        buffer.putByte(ACTION_OFFSET, (byte)action.ordinal());
+        buffer.putInt(UNITS_VERSION_OFFSET, (int)unitsVersion);
+        buffer.putLong(LIMIT_OFFSET, limit);
+        buffer.putLong(WINDOW_MS_OFFSET, windowMs);
+        buffer.putLong(CREATED_OFFSET, nowNanos);
+        buffer.putLong(TOUCHED_OFFSET, nowNanos);
+        buffer.putLong(STATE_OFFSET, initialState);
+        final byte[] label = label(identifier);
+        buffer.putInt(IDENTIFIER_LENGTH_OFFSET, identifier.length());
+        buffer.putInt(LABEL_LENGTH_OFFSET, label.length);
+        buffer.putBytes(LABEL_OFFSET, label);
+        return value;
+    }
+
+    /**
+     * @param identifier an identifier.
+     * @return its first UTF-8 bytes, at most {@link #LABEL_MAX_BYTES}, never splitting a character.
+     */
+    static byte[] label(final CharSequence identifier)
+    {
+        final int prefixChars = Math.min(identifier.length(), LABEL_MAX_BYTES);
+        final byte[] utf8 = identifier.subSequence(0, prefixChars).toString().getBytes(StandardCharsets.UTF_8);
+        int length = Math.min(utf8.length, LABEL_MAX_BYTES);
+        while (length > 0 && length < utf8.length && (utf8[length] & 0xC0) == 0x80)
+        {
+            length--; // do not cut inside a multi-byte character
+        }
+        final byte[] label = new byte[length];
+        System.arraycopy(utf8, 0, label, 0, length);
+        return label;
+    }
+}
