@@ -1,6 +1,6 @@
 package dev.floodgate;
 
-import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.SegmentHolder;
@@ -44,11 +44,18 @@ class CloseTest
     {
         final Path file = dir.resolve("close.map");
         Floodgate.open(config(file)).close();
-        final int segment;
+        // a key whose segment is not the file record's: a held record segment would stop every open instead
+        String held = null;
+        int segment = -1;
         try (QuotaTable table = QuotaTable.open(file, 10_000, 2, false, System.nanoTime()))
         {
-            segment = table.segmentOf(EntryLayout.KIND_WINDOW, Action.PUBLISH, "warm");
+            for (int i = 0; held == null; i++)
+            {
+                segment = table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "warm-" + i);
+                held = segment == table.headerSegment() ? null : "warm-" + i;
+            }
         }
+        final String heldKey = held;
         long finished = 0;
         long closedUnder = 0;
         try (ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment)))
@@ -76,7 +83,7 @@ class CloseTest
                                 {
                                     case 0 -> gate.checkLimitInCaller("warm-" + (i & 7), Action.SUBSCRIBE);
                                     case 1 -> gate.checkLimit("fresh-" + i, Action.AUTH); // cold, some wait
-                                    default -> gate.checkLimitInCaller("warm", Action.PUBLISH); // held: waits
+                                    default -> gate.checkLimitInCaller(heldKey, Action.PUBLISH); // held: waits
                                 }
                                 done.incrementAndGet();
                             }
