@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.Signals;
 import dev.floodgate.testkit.Survivor;
 import dev.floodgate.testkit.Worker;
 import org.junit.jupiter.api.Test;
@@ -27,12 +28,6 @@ class FreezeTest
     @TempDir
     Path dir;
 
-    private static void signal(final String signal, final long pid) throws Exception
-    {
-        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal);
-    }
-
     @Test
     void shouldRemoveNothingWhileAnAttachedProcessIsFrozen() throws Exception
     {
@@ -47,7 +42,7 @@ class FreezeTest
         {
             frozen.awaitLine("READY", 120);
             // it touched 200 short-lived entries (20 ms windows) before READY: it holds their addresses
-            signal("STOP", frozen.pid());
+            Signals.send("STOP", frozen.pid());
             final long reapedBefore = janitor.stats().reaped();
             // the scenario itself: five grace periods of real time with the process frozen
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5 * GRACE_MS);
@@ -65,7 +60,7 @@ class FreezeTest
             // The thaw race: its clock thread beats again at once, while a thread of it may still be between
             // an entry's generation test and its write. Nothing may be removed until it has run a grace period.
             final long thawed = System.nanoTime();
-            signal("CONT", frozen.pid());
+            Signals.send("CONT", frozen.pid());
             long passesAfterThaw = 0;
             while (System.nanoTime() - thawed < TimeUnit.MILLISECONDS.toNanos(GRACE_MS / 2))
             {

@@ -4,6 +4,7 @@ import dev.floodgate.store.Entry;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.SegmentHolder;
+import dev.floodgate.testkit.Signals;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,12 +73,6 @@ class LivenessTest
         }
     }
 
-    private static void kill(final long pid) throws Exception
-    {
-        final Process kill = new ProcessBuilder("kill", "-KILL", Long.toString(pid)).inheritIO().start();
-        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -KILL " + pid);
-    }
-
     private static char state(final long pid) throws Exception
     {
         final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
@@ -96,7 +91,7 @@ class LivenessTest
             SegmentHolder.class, file.toString(), Integer.toString(segment), "forever"))
         {
             final long holder = Long.parseLong(parent.awaitLine("HELD", 120).split(" ")[1]);
-            kill(holder);
+            Signals.send("KILL", holder);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (state(holder) != 'Z')
             {

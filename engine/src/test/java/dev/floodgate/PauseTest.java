@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.Signals;
 import dev.floodgate.testkit.Inserter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -12,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One JVM is frozen with SIGSTOP again and again while it inserts new keys, as a GC pause, a debugger or a
@@ -31,12 +31,6 @@ class PauseTest
 
     @TempDir
     Path dir;
-
-    private static void signal(final String signal, final long pid) throws Exception
-    {
-        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal);
-    }
 
     @Test
     void shouldCostOthersOnlyWhatTheFrozenJvmHolds() throws Exception
@@ -58,7 +52,7 @@ class PauseTest
             inserter.awaitLine("READY", 120);
             for (int freeze = 0; freeze < FREEZES; freeze++)
             {
-                signal("STOP", inserter.pid());
+                Signals.send("STOP", inserter.pid());
                 final long thaw = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FROZEN_MS);
                 long admittedThisFreeze = 0;
                 for (int probe = 0; probe < PROBES && System.nanoTime() < thaw; probe++)
@@ -83,7 +77,7 @@ class PauseTest
                     LockSupport.parkNanos(left); // the freeze lasts its whole length whatever the probes took
                 }
                 perFreeze.append(' ').append(admittedThisFreeze);
-                signal("CONT", inserter.pid());
+                Signals.send("CONT", inserter.pid());
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // the scenario: it runs, then freezes again
             }
             Files.createFile(stop);

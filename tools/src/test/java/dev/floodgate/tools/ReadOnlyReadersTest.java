@@ -9,13 +9,11 @@ import dev.floodgate.reader.FloodgateReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -52,7 +50,8 @@ class ReadOnlyReadersTest
     {
         final Path file = writeTable("ro.map");
         final byte[] before = digest(file);
-        final boolean immutable = makeUnwritable(file);
+        final boolean immutable = ResetCommandTest.makeUnwritable(file);
+        assertTrue(immutable || !"root".equals(System.getProperty("user.name")), "chattr +i failed on " + file);
         try
         {
             for (final String[] command : new String[][] {{"dump"}, {"dump", "--json"}, {"stats"}, {"stats", "--json"},
@@ -70,7 +69,7 @@ class ReadOnlyReadersTest
         }
         finally
         {
-            makeWritable(file, immutable);
+            ResetCommandTest.makeWritable(file, immutable);
         }
         assertArrayEquals(before, digest(file), "a reader changed the file");
     }
@@ -188,42 +187,5 @@ class ReadOnlyReadersTest
     private static byte[] digest(final Path file) throws Exception
     {
         return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
-    }
-
-    /** As in ResetCommandTest: root ignores permission bits, so as root the file is made immutable. */
-    private static boolean makeUnwritable(final Path file) throws IOException, InterruptedException
-    {
-        if ("root".equals(System.getProperty("user.name")))
-        {
-            assertTrue(chattr("+i", file), "chattr +i failed on " + file);
-            return true;
-        }
-        assertTrue(file.toFile().setWritable(false, false));
-        return false;
-    }
-
-    private static void makeWritable(final Path file, final boolean immutable) throws IOException,
-        InterruptedException
-    {
-        if (immutable)
-        {
-            assertTrue(chattr("-i", file), "could not clear the immutable flag of " + file);
-        }
-        else
-        {
-            assertTrue(file.toFile().setWritable(true, true));
-        }
-    }
-
-    private static boolean chattr(final String flag, final Path file) throws IOException, InterruptedException
-    {
-        final Process process = new ProcessBuilder("chattr", flag, file.toString()).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!process.waitFor(10, TimeUnit.SECONDS))
-        {
-            process.destroyForcibly();
-            return false;
-        }
-        return process.exitValue() == 0;
     }
 }
