@@ -2,6 +2,7 @@ package dev.floodgate.store;
 
 import dev.floodgate.Action;
 import dev.floodgate.TableBusyException;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
@@ -122,7 +123,7 @@ final class EntryResolver
             return 3;
         }
         // the allocation guard only when Chronicle may take its tier lock: most inserts hold up one segment only
-        final boolean allocating = !guard.firstTierFits(segment, fresh.length);
+        final boolean allocating = !TierSpace.firstTierFits((VanillaChronicleHash<?, ?, ?, ?>)map, segment, fresh.length);
         if (allocating && !guard.acquireAllocation(QuotaTable.CHECK_TIMEOUT_NANOS))
         {
             return 2;

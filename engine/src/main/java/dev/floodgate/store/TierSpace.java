@@ -1,0 +1,62 @@
+package dev.floodgate.store;
+
+import net.openhft.chronicle.core.OS;
+import net.openhft.chronicle.hash.impl.BigSegmentHeader;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+
+/**
+ * What Floodgate knows of Chronicle Map 2026.1's segment tiers: whether an insert will stay in a segment's first
+ * tier, so that it needs no tier allocation (and so no allocation guard, see {@link TableGuard}). Read-only.
+ */
+final class TierSpace
+{
+    private TierSpace()
+    {
+    }
+
+    /**
+     * Whether an insert of {@code valueLength} bytes into {@code segment} is sure to fit its first tier, so that
+     * Chronicle will not take its global lock to allocate a tier: the allocation guard is then not needed, and a
+     * process stopped inside such an insert holds up only its segment. It mirrors Chronicle 2026.1's
+     * {@code allocReturnCode} on the first tier (the tier an absent key's insert tries first): room in the hash
+     * lookup, and a run of free chunks from the lowest possibly free one, asking one chunk more than the entry
+     * needs so that any difference in how the entry's size is rounded errs towards taking the guard. Call under
+     * the segment's guard (nobody else changes the tier meanwhile).
+     *
+     * @param map         the mapped table.
+     * @param segment     a segment whose guard this thread holds.
+     * @param valueLength the new entry's value length.
+     * @return true when the insert cannot allocate a tier.
+     */
+    static boolean firstTierFits(final VanillaChronicleHash<?, ?, ?, ?> map, final int segment, final int valueLength)
+    {
+        final long header = map.segmentHeaderAddress(segment);
+        final BigSegmentHeader h = BigSegmentHeader.INSTANCE;
+        final long chunks = 2 + (valueLength + 63) / 64; // key and sizes in one chunk, the value aligned, +1 spare
+        final long lowest = h.lowestPossiblyFreeChunk(header);
+        final long tierChunks = map.actualChunksPerSegmentTier;
+        if (h.entries(header) >= map.maxEntriesPerHashLookup - 1 || lowest + chunks > tierChunks)
+        {
+            return false;
+        }
+        final long freeList = map.tierIndexToBaseAddr(segment + 1) + map.tierHashLookupOuterSize +
+            VanillaChronicleHash.TIER_COUNTERS_AREA_SIZE;
+        long run = 0;
+        for (long chunk = lowest; chunk < tierChunks; chunk++)
+        {
+            final long word = OS.memory().readLong(freeList + 8 * (chunk >>> 6));
+            if ((word & (1L << chunk)) == 0)
+            {
+                if (++run == chunks)
+                {
+                    return true;
+                }
+            }
+            else
+            {
+                run = 0;
+            }
+        }
+        return false;
+    }
+}
