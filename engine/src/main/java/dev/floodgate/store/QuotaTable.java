@@ -51,8 +51,7 @@ public final class QuotaTable implements AutoCloseable
     private final ThreadLocal<UnsafeBuffer> scratch = ThreadLocal.withInitial(() -> new UnsafeBuffer(0, 0));
     /** Wraps {@link #scratch}: the entry a locked operation hands its callback. */
     private final ThreadLocal<Entry> scratchEntry = ThreadLocal.withInitial(Entry::new);
-    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
-    private volatile boolean detached;
+    private final Operations operations;
     private boolean unmapped; // guarded by this
 
     QuotaTable(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
@@ -64,6 +63,7 @@ public final class QuotaTable implements AutoCloseable
         this.header = header;
         this.locks = locks;
         this.owner = owner;
+        this.operations = new Operations(file);
         this.hasher = new KeyHasher(header.secret0(), header.secret1());
         this.scans = new TableScans(file, map, guard, header);
         this.shards = header.shards();
@@ -225,7 +225,7 @@ public final class QuotaTable implements AutoCloseable
         final Upgrade upgrade) throws TableFullException
     {
         final byte[] key = hasher.key(identifier, action, kind);
-        enterOperation();
+        operations.enter();
         try
         {
             return resolver.resolve(key, kind, action, identifier, limit, windowMs, version, initialState, nowNanos,
@@ -233,7 +233,7 @@ public final class QuotaTable implements AutoCloseable
         }
         finally
         {
-            inFlight.decrementAndGet();
+            operations.exit();
         }
     }
 
@@ -250,7 +250,7 @@ public final class QuotaTable implements AutoCloseable
         final byte[] key = hasher.key(identifier, action, kind);
         final UnsafeBuffer buffer = scratch.get();
         int segment = -1;
-        enterOperation();
+        operations.enter();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
             segment = enter(c, timeoutNanos);
@@ -323,7 +323,7 @@ public final class QuotaTable implements AutoCloseable
     {
         final UnsafeBuffer buffer = scratch.get();
         int segment = -1;
-        enterOperation();
+        operations.enter();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
             segment = enter(c, timeoutNanos);
@@ -367,14 +367,14 @@ public final class QuotaTable implements AutoCloseable
      */
     public void forEachEntry(final EntryVisitor visitor)
     {
-        enterOperation();
+        operations.enter();
         try
         {
             scans.forEachEntry(visitor);
         }
         finally
         {
-            inFlight.decrementAndGet();
+            operations.exit();
         }
     }
 
@@ -403,14 +403,14 @@ public final class QuotaTable implements AutoCloseable
      */
     public int forEachEntryInPlace(final InPlaceVisitor visitor)
     {
-        enterOperation();
+        operations.enter();
         try
         {
             return scans.forEachEntryInPlace(visitor);
         }
         finally
         {
-            inFlight.decrementAndGet();
+            operations.exit();
         }
     }
 
@@ -427,7 +427,7 @@ public final class QuotaTable implements AutoCloseable
     private int withReadLock(final byte[] key, final long timeoutNanos)
     {
         int segment = -1;
-        enterOperation();
+        operations.enter();
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
             segment = enter(c, timeoutNanos);
@@ -451,14 +451,14 @@ public final class QuotaTable implements AutoCloseable
     /** @return live and tombstoned entries per segment, for tools and the spread test. */
     public long[] segmentCounts()
     {
-        enterOperation();
+        operations.enter();
         try
         {
             return scans.segmentCounts();
         }
         finally
         {
-            inFlight.decrementAndGet();
+            operations.exit();
         }
     }
 
@@ -471,7 +471,7 @@ public final class QuotaTable implements AutoCloseable
      */
     public long underPolicyGuard(final java.util.function.LongSupplier publish)
     {
-        enterOperation();
+        operations.enter();
         try
         {
             if (!guard.acquirePolicy(TOOL_TIMEOUT_NANOS))
@@ -489,18 +489,7 @@ public final class QuotaTable implements AutoCloseable
         }
         finally
         {
-            inFlight.decrementAndGet();
-        }
-    }
-
-    /** Counts a guard-taking operation in, or refuses it once the table is detached. */
-    private void enterOperation()
-    {
-        inFlight.incrementAndGet();
-        if (detached)
-        {
-            inFlight.decrementAndGet();
-            throw new IllegalStateException(file + ": this table was closed");
+            operations.exit();
         }
     }
 
@@ -510,7 +499,7 @@ public final class QuotaTable implements AutoCloseable
         {
             guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
         }
-        inFlight.decrementAndGet();
+        operations.exit();
     }
 
     /** @return the file's size in bytes. */
@@ -534,29 +523,8 @@ public final class QuotaTable implements AutoCloseable
      */
     public void detach()
     {
-        if (detached)
+        if (operations.endAndAwait(4 * TOOL_TIMEOUT_NANOS))
         {
-            return;
-        }
-        synchronized (this)
-        {
-            if (detached)
-            {
-                return;
-            }
-            detached = true;
-            final long deadline = System.nanoTime() + 4 * TOOL_TIMEOUT_NANOS;
-            while (inFlight.get() > 0 && System.nanoTime() - deadline < 0)
-            {
-                java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
-            }
-            if (inFlight.get() > 0)
-            {
-                // never release a slot under an operation that may hold a guard: keep it until the JVM exits
-                System.getLogger("dev.floodgate").log(System.Logger.Level.ERROR, "{0}: {1} table operations " +
-                    "still running at close; this process keeps its slot", file, inFlight.get());
-                return;
-            }
             locks.unclaimSlot(owner);
             locks.release();
         }
