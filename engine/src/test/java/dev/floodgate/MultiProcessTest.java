@@ -94,7 +94,10 @@ class MultiProcessTest
         try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(file).capacity(200_000)
             .limit(Action.PUBLISH, limit, WEEK_MS).build()))
         {
-            assertEquals(refused, gate.blockedCount("hot-user", Action.PUBLISH), "every refusal was counted once");
+            // a refusal whose blocked counter could not be reached in time (a JVM's first use of a segment loads
+            // Chronicle's code under its guard) is counted as unreachable instead: once, in one of the two
+            assertEquals(refused, gate.blockedCount("hot-user", Action.PUBLISH) +
+                gate.stats().degraded().get(Action.PUBLISH), "every refusal was counted once");
         }
     }
 
