@@ -152,43 +152,31 @@ final class ConfigParser
 
     static boolean parseShadow(final String key, final String value)
     {
-        final String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.equals("enforce"))
-        {
-            return false;
-        }
-        if (v.equals("shadow"))
-        {
-            return true;
-        }
-        throw new IllegalArgumentException(key + "='" + value + "': expected enforce or shadow");
+        return parseChoice(key, value, "enforce", "shadow", false);
     }
 
     static boolean parseUnreachable(final String key, final String value)
     {
-        final String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.equals("refuse"))
-        {
-            return false;
-        }
-        if (v.equals("admit"))
-        {
-            return true;
-        }
-        throw new IllegalArgumentException(key + "='" + value + "': expected refuse or admit");
+        return parseChoice(key, value, "refuse", "admit", false);
     }
 
     static boolean parseBoolean(final String key, final String value)
     {
+        return parseChoice(key, value, "true", "false", true);
+    }
+
+    /**
+     * @return {@code firstMeansTrue} for {@code first}, its opposite for {@code second} (any case, trimmed); else
+     * an error naming both, in that order.
+     */
+    private static boolean parseChoice(final String key, final String value, final String first, final String second,
+        final boolean firstMeansTrue)
+    {
         final String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.equals("true"))
+        if (v.equals(first) || v.equals(second))
         {
-            return true;
+            return v.equals(first) == firstMeansTrue;
         }
-        if (v.equals("false"))
-        {
-            return false;
-        }
-        throw new IllegalArgumentException(key + "='" + value + "': expected true or false");
+        throw new IllegalArgumentException(key + "='" + value + "': expected " + first + " or " + second);
     }
 }
