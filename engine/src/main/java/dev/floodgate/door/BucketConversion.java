@@ -11,15 +11,18 @@ import java.util.function.LongSupplier;
  *
  * <p>The steps, each a single store or compare-and-set:
  * <ol>
- * <li>publish a new entry generation (release): a check that reads any word written below resolves again;</li>
- * <li>record the old units and the TAT word in the side record (see {@link Entry#conversionTat})
- * and freeze the word by compare-and-set to {@link TokenBucket#FROZEN}, retrying while checks move it; from
- * then on no check can move it ({@link TokenBucket} treats it as stale), and the side record is the truth;</li>
+ * <li>record the old units and the TAT word in the side record (see {@link Entry#conversionTat}) and freeze
+ * the word by compare-and-set to {@link TokenBucket#FROZEN}, retrying while checks move it; from then on no
+ * check can move it ({@link TokenBucket} treats it as stale), and the side record is the truth;</li>
+ * <li>publish a new entry generation (release): a check that resolved before it resolves again;</li>
  * <li>write the new limit, then the new window;</li>
  * <li>store the converted word (never equal to the frozen one: a check that loaded the old word before step 1
  * cannot land on it);</li>
  * <li>record the units version (release).</li>
  * </ol>
+ * Freezing comes first so that every state a lock-free reader of the entry ({@code EntryFinder}) can see
+ * between the new generation and the new units has the word frozen, which it refuses: whoever holds a
+ * generation holds the units its word is in.
  * A locker that finds the word frozen undoes steps 2-3 from the side record (units, then the word, last) and
  * converts afresh: killed during the undo, the word is still frozen and the side record intact. Killed after
  * step 4, the units match the word and only the version is behind: the next locker records it (or converts
@@ -67,11 +70,6 @@ final class BucketConversion
         final long oldWindowMs = value.windowMs();
         if (oldLimit != limit || oldWindowMs != windowMs)
         {
-            value.publishGenerationRelease(nextGeneration.getAsLong());
-            if (steps < 2)
-            {
-                return;
-            }
             value.putConversionUnits(packUnits(oldLimit, oldWindowMs));
             long tat;
             do
@@ -79,7 +77,12 @@ final class BucketConversion
                 tat = value.bucketTatVolatile();
                 value.putConversionTat(tat);
             }
-            while (!value.casBucketTat(tat, TokenBucket.FROZEN)); // under the lock: the generation is new already
+            while (!value.casBucketTat(tat, TokenBucket.FROZEN));
+            if (steps < 2)
+            {
+                return;
+            }
+            value.publishGenerationRelease(nextGeneration.getAsLong());
             if (steps < 3)
             {
                 return;

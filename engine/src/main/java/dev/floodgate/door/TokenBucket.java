@@ -192,7 +192,7 @@ public final class TokenBucket
      * stale and resolves again, the janitor never as idle. No arithmetic here ever stores it: a word that would
      * equal it carries one unit more debt (or, for a full word, one less).
      */
-    public static final long FROZEN = Long.MIN_VALUE;
+    public static final long FROZEN = Entry.FROZEN_TAT;
 
     static long notFrozen(final long word)
     {

@@ -63,6 +63,9 @@ public final class Entry
     public static final byte KIND_WINDOW = 2;
     public static final byte KIND_BLOCKED = 3;
 
+    /** A bucket's TAT word while a conversion rewrites its units: no check moves it (see {@code BucketConversion}). */
+    public static final long FROZEN_TAT = Long.MIN_VALUE;
+
     /** Generation of an entry the janitor is ageing out; never handed out by the counter. */
     public static final long TOMBSTONE = -1L;
 
