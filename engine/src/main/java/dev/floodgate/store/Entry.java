@@ -297,6 +297,12 @@ public final class Entry
         return value.getLongVolatile(STATE_OFFSET);
     }
 
+    /** @return true while a conversion holds the TAT word frozen ({@link #FROZEN_TAT}; volatile load). */
+    public boolean isBucketFrozenVolatile()
+    {
+        return value.getLongVolatile(STATE_OFFSET) == FROZEN_TAT;
+    }
+
     /**
      * @return true when the TAT word was {@code expected} and is now {@code next}. A lock-free caller must have
      * loaded {@code expected}, then passed {@link #isCurrentAcquire}: see the class comment.

@@ -4,6 +4,7 @@ import dev.floodgate.TableBusyException;
 import dev.floodgate.FloodgateFileException;
 import dev.floodgate.Action;
 import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.hash.locks.InterProcessLock;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
@@ -20,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
  * ({@link Entry}), plus the file's own record ({@link FileHeader}), as one process maps it for writing.
  *
- * <p>Every method here takes a segment's guard ({@link TableGuard}) and Chronicle lock and belongs on a cold
- * path: first sight of a key in a process, inserts, resets, the janitor. Checks on warm keys use the addresses
+ * <p>Every method here belongs on a cold path (first sight of a key in a process, inserts, resets, the janitor)
+ * and takes a segment's guard ({@link TableGuard}) and Chronicle lock, except a {@link #resolve} of an entry that
+ * exists already, which reads it without a lock. Checks on warm keys use the addresses
  * this class {@linkplain #resolve resolves} and take no lock. Nothing is allocated while a guard is held (a
  * garbage collection there would hold up every process's cold checks on that segment). Thread-safe; Chronicle
  * Map's query contexts are per thread.
@@ -44,6 +46,7 @@ public final class QuotaTable implements AutoCloseable
     private final KeyHasher hasher;
     private final TableScans scans;
     private final EntryResolver resolver;
+    private final EntryFinder finder;
     private final SlotLocks locks;
     private final long owner;
     private final int shards;
@@ -69,6 +72,7 @@ public final class QuotaTable implements AutoCloseable
         this.shards = header.shards();
         this.capacity = header.capacity();
         this.resolver = new EntryResolver(file, map, guard, header, capacity, shards);
+        this.finder = new EntryFinder((VanillaChronicleHash<?, ?, ?, ?>)map, shards);
     }
 
     /**
@@ -148,6 +152,12 @@ public final class QuotaTable implements AutoCloseable
         return into;
     }
 
+    /** @return the lock-free lookup {@link #resolve} tries first (for tests). */
+    EntryFinder finder()
+    {
+        return finder;
+    }
+
     /** Unmaps a table that was never handed out (the opener found it stale); its slot stays claimed. */
     void unmapUnopened()
     {
@@ -197,14 +207,17 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
-     * Finds an entry, inserting it when absent and reviving it when the janitor has tombstoned it.
+     * Finds an entry: a live one already in the caller's units without a lock ({@link EntryFinder}); otherwise
+     * under its segment's guard, inserting it when absent, reviving it when the janitor has tombstoned it and
+     * running {@code upgrade}.
      *
      * @param kind         the entry kind.
      * @param action       the action.
      * @param identifier   the identifier.
      * @param limit        the limit a new entry records.
      * @param windowMs     the window a new entry records.
-     * @param version      the policy version a new entry's units belong to.
+     * @param version      the policy version a new entry's units belong to; a bucket found in older units goes
+     *                     through the lock and {@code upgrade}.
      * @param initialState the state word of a new entry.
      * @param nowNanos     the monotonic time.
      * @param upgrade      run on an existing entry under the update lock (may convert its units); or null.
@@ -228,8 +241,9 @@ public final class QuotaTable implements AutoCloseable
         operations.enter();
         try
         {
-            return resolver.resolve(key, kind, action, identifier, limit, windowMs, version, initialState, nowNanos,
-                upgrade);
+            final Resolved found = finder.find(key, kind, action, version);
+            return found != null ? found : resolver.resolve(key, kind, action, identifier, limit, windowMs, version,
+                initialState, nowNanos, upgrade);
         }
         finally
         {

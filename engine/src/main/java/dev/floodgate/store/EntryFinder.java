@@ -1,0 +1,179 @@
+package dev.floodgate.store;
+
+import dev.floodgate.Action;
+import net.openhft.chronicle.algo.hashing.LongHashFunction;
+import net.openhft.chronicle.hash.impl.BigSegmentHeader;
+import net.openhft.chronicle.hash.impl.CompactOffHeapLinearHashTable;
+import net.openhft.chronicle.hash.impl.HashSplitting;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The lock-free half of a check's cold path: finds an entry that already exists, live and in the units the
+ * caller needs, without a guard or a Chronicle lock, so that a second JVM meeting a key the first one inserted
+ * reads it as cheaply as the first JVM's own cache miss instead of queueing for the segment. Anything else
+ * (absent, tombstoned, in a chained tier, a bucket being converted or in older units, a slot that moved under
+ * the walk) answers null, and the caller takes the locked path ({@link EntryResolver}), which inserts, revives
+ * and converts.
+ *
+ * <p>It searches a segment's first tier the way Chronicle Map 2026.1's own queries do under a read lock
+ * ({@code HashLookupSearch.nextPos}, {@code KeySearch}): the key's xxHash (r39) picks the segment and the search
+ * key, the hash lookup is probed linearly with volatile slot loads, and a slot whose key bits match points at a
+ * chunk whose first 16 bytes are the key (constant size, no size prefix), followed by the value's stop-bit
+ * size and the value at the next 64-byte boundary. Unlike a read-locked query it also races removals (a
+ * backward-shift deletion may move a slot past the probe: a miss, so the locked path) and the reuse of a
+ * removed entry's chunks, which is why a candidate is accepted only through this sequence of loads:
+ * <ol>
+ * <li>the slot (volatile), then the value's generation (volatile): live, not {@link Entry#TOMBSTONE}. Every
+ * removal reaps a tombstone (the janitor is the only remover, and resets tombstone), so memory of a removed
+ * entry that nobody reused still reads as a tombstone;</li>
+ * <li>then the key bytes, the kind, the action and the value size: a chunk reused by another key's insert has
+ * that key's bytes, which Chronicle writes before the value (so a new occupant's generation is never seen
+ * without its key);</li>
+ * <li>then the units (limit, window, version) and, for a bucket, the TAT word (volatile): a bucket in older
+ * units than the caller's or frozen by a conversion ({@code BucketConversion} freezes the word before it
+ * publishes its new generation and rewrites the units) is left to the locked path, so whoever holds a
+ * generation holds the units its word is in;</li>
+ * <li>then the generation again, unchanged, and the slot again, unchanged: the entry was neither converted nor
+ * removed during the reads.</li>
+ * </ol>
+ * A generation read live cannot be reaped before a grace period has passed after its tombstone (see
+ * {@code Janitor}), so from here the caller uses the entry under the same rule as one resolved under the lock.
+ *
+ * <p>Thread-safe; allocates only the result.
+ */
+final class EntryFinder
+{
+    private static final int MAX_STOP_BIT_BYTES = 5;
+    private static final int VALUE_ALIGNMENT = 64;
+
+    private final VanillaChronicleHash<?, ?, ?, ?> map;
+    private final CompactOffHeapLinearHashTable hashLookup;
+    private final HashSplitting splitting;
+    private final long slots;
+    private final long entrySpaceOffset;
+    private final long chunkSize;
+    private final long chunksPerTier;
+    private final int shards;
+
+    EntryFinder(final VanillaChronicleHash<?, ?, ?, ?> map, final int shards)
+    {
+        this.map = map;
+        this.hashLookup = map.hashLookup;
+        this.splitting = map.hashSplitting;
+        this.slots = map.tierHashLookupCapacity;
+        this.entrySpaceOffset = map.tierHashLookupOuterSize + VanillaChronicleHash.TIER_COUNTERS_AREA_SIZE +
+            map.tierFreeListOuterSize + map.tierEntrySpaceInnerOffset;
+        this.chunkSize = map.chunkSize;
+        this.chunksPerTier = map.actualChunksPerSegmentTier;
+        this.shards = shards;
+    }
+
+    /**
+     * @param key         the entry's key ({@link KeyHasher#KEY_LENGTH} bytes).
+     * @param kind        the entry kind.
+     * @param action      the action.
+     * @param unitsVersion for a bucket, the policy version its units must have reached; otherwise ignored.
+     * @return the live entry, or null when the locked path must decide.
+     */
+    Resolved find(final byte[] key, final byte kind, final Action action, final long unitsVersion)
+    {
+        final long hash = LongHashFunction.xx_r39().hashBytes(key);
+        final int segment = splitting.segmentIndex(hash);
+        final long searchKey = hashLookup.maskUnsetKey(splitting.segmentHash(hash));
+        final long tier = map.segmentBaseAddr(segment);
+        final UnsafeBuffer keyBytes = new UnsafeBuffer(key);
+        final long key0 = keyBytes.getLong(0);
+        final long key1 = keyBytes.getLong(8);
+        final int length = Entry.valueLength(kind, shards);
+        long pos = hashLookup.hlPos(searchKey);
+        for (long probes = 0; probes < slots; probes++)
+        {
+            final long slot = hashLookup.readEntryVolatile(tier, pos);
+            if (hashLookup.empty(slot))
+            {
+                break;
+            }
+            if (hashLookup.key(slot) == searchKey)
+            {
+                final Resolved found = verify(tier, pos, slot, key0, key1, kind, action, length, unitsVersion);
+                if (found != null)
+                {
+                    return found;
+                }
+            }
+            pos = hashLookup.step(pos);
+        }
+        return null; // absent from the first tier, or moved under the probe; chained tiers are the lock's job
+    }
+
+    private Resolved verify(final long tier, final long pos, final long slot, final long key0, final long key1,
+        final byte kind, final Action action, final int length, final long unitsVersion)
+    {
+        final long chunk = hashLookup.value(slot);
+        if (chunk >= chunksPerTier)
+        {
+            return null;
+        }
+        final long entryAddress = tier + entrySpaceOffset + chunk * chunkSize;
+        final int valueOffset = (int)(((entryAddress + KeyHasher.KEY_LENGTH + stopBitBytes(length) +
+            VALUE_ALIGNMENT - 1) & -VALUE_ALIGNMENT) - entryAddress); // Chronicle aligns the value's address
+        if ((chunksPerTier - chunk) * chunkSize < valueOffset + length)
+        {
+            return null;
+        }
+        final UnsafeBuffer entry = new UnsafeBuffer(entryAddress, valueOffset + length);
+        final Entry value = new Entry(new UnsafeBuffer(entry.addressOffset() + valueOffset, length));
+        final long generation = value.generationVolatile();
+        if (generation == Entry.TOMBSTONE || entry.getLong(0) != key0 || entry.getLong(8) != key1 ||
+            stopBitSize(entry, KeyHasher.KEY_LENGTH) != length || value.kind() != kind ||
+            value.actionOrdinal() != action.ordinal())
+        {
+            return null;
+        }
+        final long limit = value.limitVolatile();
+        final long windowMs = value.windowMsVolatile();
+        final long version = value.unitsVersionVolatile() & 0xFFFF_FFFFL;
+        if (kind == Entry.KIND_BUCKET && (version < unitsVersion || value.isBucketFrozenVolatile()))
+        {
+            return null;
+        }
+        if (value.generationVolatile() != generation || hashLookup.readEntryVolatile(tier, pos) != slot)
+        {
+            return null;
+        }
+        return new Resolved(value, generation, limit, windowMs, version);
+    }
+
+    /** @return the stop-bit encoded size at {@code offset}, or -1 when it does not end within its bytes. */
+    private static long stopBitSize(final UnsafeBuffer buffer, final int offset)
+    {
+        long size = 0;
+        for (int i = 0; i < MAX_STOP_BIT_BYTES; i++)
+        {
+            final int b = buffer.getByte(offset + i);
+            size |= (long)(b & 0x7F) << (7 * i);
+            if ((b & 0x80) == 0)
+            {
+                return size;
+            }
+        }
+        return -1;
+    }
+
+    private static int stopBitBytes(final long size)
+    {
+        int bytes = 1;
+        for (long rest = size >>> 7; rest != 0; rest >>>= 7)
+        {
+            bytes++;
+        }
+        return bytes;
+    }
+
+    /** @return whether {@code segment} has chained tiers, where this finder does not look. For tests. */
+    boolean chained(final int segment)
+    {
+        return BigSegmentHeader.INSTANCE.nextTierIndex(map.segmentHeaderAddress(segment)) != 0;
+    }
+}
