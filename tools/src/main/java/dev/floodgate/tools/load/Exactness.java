@@ -12,12 +12,13 @@ import java.util.TreeMap;
 
 /**
  * Checks a load run against what the quotas allow. For every key, the workers' own counts must satisfy
- * {@code admitted == min(limit, attempts)}: never more than the limit, and never a refusal while quota was
- * left. And the table's blocked counter of that key must equal the refusals the workers counted, so no
- * refusal was lost or counted twice between processes.
+ * {@code admitted <= min(limit, attempts)}: never more than the limit. And the table's blocked counter of
+ * that key must not exceed the refusals the workers counted, so no refusal was counted twice between processes.
  *
  * <p>A check that could not reach its entry in time is refused (the engine's default unreachable rule) and
- * counted as unreachable instead of in a blocked counter; the refusals must add up across both. This holds only
+ * counted as unreachable instead of in a blocked counter; the refusals must add up across both. Only such a
+ * refusal may leave a key short of its quota, so the keys' shortfalls ({@code min(limit, attempts) - admitted})
+ * add up to at most the unreachable count: never a refusal while quota was left that nobody accounts for. This holds only
  * when no quota refills during the run: the window door's run must stay inside one window
  * and the bucket's emission interval (window / limit) must exceed the run. Callers arrange both.
  */
@@ -113,6 +114,7 @@ public final class Exactness
         long expected = 0;
         long refused = 0;
         long blocked = 0;
+        long shortfall = 0;
         for (final KeyTotal total : totals.values())
         {
             if (total.action() != action)
@@ -127,7 +129,8 @@ public final class Exactness
             expected += allowed;
             refused += total.refused();
             blocked += inFile;
-            if (total.admitted() != allowed)
+            shortfall += Math.max(0, allowed - total.admitted());
+            if (total.admitted() > allowed)
             {
                 problems.add(action.configPrefix() + " " + total.identifier() + ": admitted " + total.admitted() +
                     ", quota allows " + allowed);
@@ -145,6 +148,11 @@ public final class Exactness
         {
             problems.add(action.configPrefix() + ": workers refused " + refused + "; the table counts " + blocked +
                 " in blocked counters and " + degraded + " unreachable");
+        }
+        if (shortfall > degraded)
+        {
+            problems.add(action.configPrefix() + ": keys admitted " + shortfall + " fewer than their quotas " +
+                "allowed, but only " + degraded + " checks were unreachable");
         }
         return new Verdict(action, keys, limit, attempts, admitted, expected, refused, blocked, List.copyOf(problems));
     }
