@@ -60,6 +60,12 @@ public final class BenchCommand implements Callable<Integer>
         description = "Run length: seconds, or like 5s, 1500ms, 1m (default ${DEFAULT-VALUE}).")
     private String duration;
 
+    @Option(names = "--warmup", paramLabel = "W", defaultValue = "0s",
+        description = "Before the run, each JVM checks the same keys on a table of its own for W, so that the " +
+            "run measures the engine rather than the JIT compiling it (default ${DEFAULT-VALUE}: the run " +
+            "includes the warm-up).")
+    private String warmup;
+
     @Option(names = "--limit", paramLabel = "L",
         description = "Per-key limit. Default: window 1,000 per hour; bucket the largest round limit per 7 " +
             "days whose next token comes after the run ends, so the expectation stays exact.")
@@ -69,7 +75,8 @@ public final class BenchCommand implements Callable<Integer>
     public Integer call()
     {
         final Lane.Door chosen = parseDoor();
-        final long durationNs = parseDuration();
+        final long durationNs = parseDuration("--duration", duration);
+        final long warmupNs = parseDuration("--warmup", warmup);
         load.validate(spec);
         LoadOptions.requireRange(spec, "--keys", keys, 1, 1_000_000);
         final boolean bucket = chosen == Lane.Door.BUCKET;
@@ -97,9 +104,15 @@ public final class BenchCommand implements Callable<Integer>
                 Durations.nanos(durationNs));
             out.printf("  table %s (%d shards)%n", scratch.file(), scratch.shards());
             out.flush();
-            final List<String> args = List.of("--file", scratch.file().toString(),
+            final List<String> args = new java.util.ArrayList<>(List.of("--file", scratch.file().toString(),
                 "--capacity", Long.toString(capacity), "--lane", lane.format(),
-                "--limit", action.configPrefix() + "=" + perKey + "/" + windowMs, "--latency");
+                "--limit", action.configPrefix() + "=" + perKey + "/" + windowMs, "--latency"));
+            if (warmupNs > 0)
+            {
+                out.printf("  each JVM first warms up for %s on a table of its own%n", Durations.nanos(warmupNs));
+                args.addAll(List.of("--warmup-ms", Long.toString(TimeUnit.NANOSECONDS.toMillis(warmupNs)),
+                    "--warmup-file", scratch.dir().resolve("warmup.map").toString()));
+            }
             final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out);
             final List<WorkerProcess> workers = result.workers();
             out.println();
@@ -190,20 +203,20 @@ public final class BenchCommand implements Callable<Integer>
         }
     }
 
-    private long parseDuration()
+    private long parseDuration(final String option, final String text)
     {
         try
         {
-            final long nanos = Durations.parse(duration);
+            final long nanos = Durations.parse(text);
             if (nanos > TimeUnit.MINUTES.toNanos(10))
             {
-                throw new IllegalArgumentException("'" + duration + "': at most 10 minutes");
+                throw new IllegalArgumentException("'" + text + "': at most 10 minutes");
             }
             return nanos;
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new ParameterException(spec.commandLine(), "--duration " + ex.getMessage());
+            throw new ParameterException(spec.commandLine(), option + " " + ex.getMessage());
         }
     }
 

@@ -55,6 +55,12 @@ public final class WorkerCommand implements Callable<Integer>
     @Option(names = "--latency")
     private boolean latency;
 
+    @Option(names = "--warmup-ms", defaultValue = "0")
+    private long warmupMs;
+
+    @Option(names = "--warmup-file")
+    private Path warmupFile;
+
     @Override
     public Integer call() throws Exception
     {
@@ -67,6 +73,21 @@ public final class WorkerCommand implements Callable<Integer>
             builder.limit(Action.parse(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
         }
         final List<Lane> parsed = lanes.stream().map(Lane::parse).toList();
+        if (warmupMs > 0)
+        {
+            // the same lanes on a table of their own: the JIT compiles the engine's paths, warm and cold, before
+            // the measured run, and the measured table sees only the measured checks
+            try (Floodgate warm = Floodgate.open(builder.file(warmupFile).build()))
+            {
+                final long now = System.nanoTime();
+                if (join(start(warm, parsed, now, now + warmupMs * 1_000_000L, new AtomicLongArray(
+                    2 * threadCount(parsed)))).isEmpty())
+                {
+                    return 1;
+                }
+            }
+            builder.file(file);
+        }
         try (Floodgate gate = Floodgate.open(builder.build()))
         {
             out.println("READY " + ProcessHandle.current().pid());
@@ -87,22 +108,9 @@ public final class WorkerCommand implements Callable<Integer>
     private int run(final Floodgate gate, final List<Lane> lanes, final long start, final long end,
         final PrintStream out) throws InterruptedException
     {
-        final List<LoadThread> threads = new ArrayList<>();
-        int total = 0;
-        for (final Lane lane : lanes)
-        {
-            total += lane.threads();
-        }
+        final int total = threadCount(lanes);
         final AtomicLongArray progress = new AtomicLongArray(total * 2);
-        int index = 0;
-        for (final Lane lane : lanes)
-        {
-            for (int t = 0; t < lane.threads(); t++)
-            {
-                threads.add(new LoadThread(gate, lane, t, index++, progress, start, end, latency));
-            }
-        }
-        threads.forEach(Thread::start);
+        final List<LoadThread> threads = start(gate, lanes, start, end, progress);
         while (System.nanoTime() - end < 0)
         {
             LockSupport.parkNanos(Math.min(PROGRESS_NANOS, Math.max(1, end - System.nanoTime())));
@@ -115,17 +123,15 @@ public final class WorkerCommand implements Callable<Integer>
             }
             out.println("PROGRESS " + checks + " " + admitted);
         }
+        if (join(threads).isEmpty())
+        {
+            return 1;
+        }
         long checks = 0;
         long elapsed = 0;
         final Histogram histogram = latency ? new Histogram(3) : null;
         for (final LoadThread thread : threads)
         {
-            thread.join();
-            if (thread.failure != null)
-            {
-                thread.failure.printStackTrace();
-                return 1;
-            }
             checks += thread.checks;
             elapsed = Math.max(elapsed, thread.elapsedNanos);
             if (histogram != null)
@@ -163,6 +169,50 @@ public final class WorkerCommand implements Callable<Integer>
         }
         out.println("DONE " + checks + " " + elapsed);
         return 0;
+    }
+
+    private static int threadCount(final List<Lane> lanes)
+    {
+        int total = 0;
+        for (final Lane lane : lanes)
+        {
+            total += lane.threads();
+        }
+        return total;
+    }
+
+    private List<LoadThread> start(final Floodgate gate, final List<Lane> lanes, final long start, final long end,
+        final AtomicLongArray progress)
+    {
+        final List<LoadThread> threads = new ArrayList<>();
+        int index = 0;
+        for (final Lane lane : lanes)
+        {
+            for (int t = 0; t < lane.threads(); t++)
+            {
+                threads.add(new LoadThread(gate, lane, t, index++, progress, start, end, latency));
+            }
+        }
+        threads.forEach(Thread::start);
+        return threads;
+    }
+
+    /** @return the threads, once all ended; empty (after printing the failure) when one failed. */
+    private static List<LoadThread> join(final List<LoadThread> threads) throws InterruptedException
+    {
+        for (final LoadThread thread : threads)
+        {
+            thread.join();
+        }
+        for (final LoadThread thread : threads)
+        {
+            if (thread.failure != null)
+            {
+                thread.failure.printStackTrace();
+                return List.of();
+            }
+        }
+        return threads;
     }
 
     /** One thread of one lane: checks keys round robin from its own starting key until the end time. */
