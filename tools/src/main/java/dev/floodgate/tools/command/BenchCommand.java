@@ -61,7 +61,7 @@ public final class BenchCommand implements Callable<Integer>
     private String duration;
 
     @Option(names = "--warmup", paramLabel = "W", defaultValue = "0s",
-        description = "Before the run, each JVM checks the same keys on a table of its own for W, so that the " +
+        description = "Before the run, each JVM makes the same checks under another action for W, so that the " +
             "run measures the engine rather than the JIT compiling it (default ${DEFAULT-VALUE}: the run " +
             "includes the warm-up).")
     private String warmup;
@@ -109,9 +109,13 @@ public final class BenchCommand implements Callable<Integer>
                 "--limit", action.configPrefix() + "=" + perKey + "/" + windowMs, "--latency"));
             if (warmupNs > 0)
             {
-                out.printf("  each JVM first warms up for %s on a table of its own%n", Durations.nanos(warmupNs));
+                // the same checks under the other action of the door's pair: the measured action's entries and
+                // counters see only the run
+                final Action twin = bucket ? Action.DASHBOARD_AUTH : Action.SUBSCRIBE;
+                out.printf("  each JVM first warms up for %s with the same checks of %s%n", Durations.nanos(warmupNs),
+                    twin.name());
                 args.addAll(List.of("--warmup-ms", Long.toString(TimeUnit.NANOSECONDS.toMillis(warmupNs)),
-                    "--warmup-file", scratch.dir().resolve("warmup.map").toString()));
+                    "--warmup-action", twin.configPrefix(), "--limit", twin.configPrefix() + "=" + perKey + "/" + windowMs));
             }
             final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out);
             final List<WorkerProcess> workers = result.workers();

@@ -58,8 +58,8 @@ public final class WorkerCommand implements Callable<Integer>
     @Option(names = "--warmup-ms", defaultValue = "0")
     private long warmupMs;
 
-    @Option(names = "--warmup-file")
-    private Path warmupFile;
+    @Option(names = "--warmup-action")
+    private String warmupAction;
 
     @Override
     public Integer call() throws Exception
@@ -73,23 +73,12 @@ public final class WorkerCommand implements Callable<Integer>
             builder.limit(Action.parse(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
         }
         final List<Lane> parsed = lanes.stream().map(Lane::parse).toList();
-        if (warmupMs > 0)
-        {
-            // the same lanes on a table of their own: the JIT compiles the engine's paths, warm and cold, before
-            // the measured run, and the measured table sees only the measured checks
-            try (Floodgate warm = Floodgate.open(builder.file(warmupFile).build()))
-            {
-                final long now = System.nanoTime();
-                if (join(start(warm, parsed, now, now + warmupMs * 1_000_000L, new AtomicLongArray(
-                    2 * threadCount(parsed)))).isEmpty())
-                {
-                    return 1;
-                }
-            }
-            builder.file(file);
-        }
         try (Floodgate gate = Floodgate.open(builder.build()))
         {
+            if (warmupMs > 0 && !warmUp(gate, parsed))
+            {
+                return 1;
+            }
             out.println("READY " + ProcessHandle.current().pid());
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             final String go = in.readLine();
@@ -169,6 +158,22 @@ public final class WorkerCommand implements Callable<Integer>
         }
         out.println("DONE " + checks + " " + elapsed);
         return 0;
+    }
+
+    /**
+     * Runs the lanes with another action for {@code --warmup-ms}, on the same table through the same instance, so
+     * that the JIT has compiled the engine's warm and cold paths, with the profiles the run will see, before the
+     * run: a warm-up on another table or instance would leave type checks the run's objects fail, and the
+     * run would start with deoptimisations and recompilation.
+     */
+    private boolean warmUp(final Floodgate gate, final List<Lane> lanes) throws InterruptedException
+    {
+        final Action action = Action.parse(warmupAction);
+        final List<Lane> twins = lanes.stream().map(lane -> new Lane(lane.door(), action, lane.threads(),
+            lane.pauseMicros(), lane.keyPrefix(), lane.keyCount())).toList();
+        final long now = System.nanoTime();
+        return !join(start(gate, twins, now, now + warmupMs * 1_000_000L, new AtomicLongArray(
+            2 * threadCount(twins)))).isEmpty();
     }
 
     private static int threadCount(final List<Lane> lanes)
