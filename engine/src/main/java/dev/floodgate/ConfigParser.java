@@ -5,43 +5,41 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.UnaryOperator;
 
-import static dev.floodgate.FloodgateConfig.KEY_CAPACITY;
-import static dev.floodgate.FloodgateConfig.KEY_CLEANUP_INTERVAL_MS;
-import static dev.floodgate.FloodgateConfig.KEY_ENABLED;
-import static dev.floodgate.FloodgateConfig.KEY_FILE;
-import static dev.floodgate.FloodgateConfig.KEY_GROUP_READABLE;
-import static dev.floodgate.FloodgateConfig.KEY_UNREACHABLE_RETRY_AFTER_MS;
-import static dev.floodgate.FloodgateConfig.MAX_CAPACITY;
-import static dev.floodgate.FloodgateConfig.MAX_CLEANUP_INTERVAL_MS;
-import static dev.floodgate.FloodgateConfig.MAX_LIMIT;
-import static dev.floodgate.FloodgateConfig.MAX_WINDOW_MS;
-import static dev.floodgate.FloodgateConfig.keys;
-import static dev.floodgate.FloodgateConfig.limitKey;
-import static dev.floodgate.FloodgateConfig.modeKey;
-import static dev.floodgate.FloodgateConfig.unreachableKey;
-import static dev.floodgate.FloodgateConfig.windowKey;
+import static dev.floodgate.ConfigKeys.CAPACITY;
+import static dev.floodgate.ConfigKeys.CAPACITY_EXPECTED;
+import static dev.floodgate.ConfigKeys.CLEANUP_EXPECTED;
+import static dev.floodgate.ConfigKeys.CLEANUP_INTERVAL_MS;
+import static dev.floodgate.ConfigKeys.ENABLED;
+import static dev.floodgate.ConfigKeys.FILE;
+import static dev.floodgate.ConfigKeys.GROUP_READABLE;
+import static dev.floodgate.ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
+import static dev.floodgate.ConfigKeys.UNREACHABLE_RETRY_EXPECTED;
+import static dev.floodgate.ConfigKeys.WINDOW_EXPECTED;
+import static dev.floodgate.ConfigKeys.actionOf;
+import static dev.floodgate.ConfigKeys.keys;
+import static dev.floodgate.ConfigKeys.limitExpected;
+import static dev.floodgate.ConfigKeys.limitKey;
+import static dev.floodgate.ConfigKeys.modeKey;
+import static dev.floodgate.ConfigKeys.unreachableKey;
 
 /**
- * The configuration as an operator writes it (as Caffeine's {@code CaffeineSpec} is to {@code Caffeine}):
- * environment variables, system properties and key-value text parsed into a {@link FloodgateConfig.Builder},
- * each error naming the key and the value. {@link FloodgateConfig} owns the keys, the values and their
- * validation; its {@code fromEnvironment}, {@code fromSources} and {@code fromKeyValues} delegate here.
- * Stateless.
+ * The configuration as an operator writes it, parsed into a {@link FloodgateConfig.Builder} (as Caffeine's
+ * {@code CaffeineSpec} is to {@code Caffeine}): environment variables, system properties, key-value text and
+ * policy keys, each error naming the key and the value. The parser knows the builder; the configuration knows
+ * the parser only through its public factories ({@code fromEnvironment}, {@code fromSources},
+ * {@code fromKeyValues}, {@code withPolicyKeys}), which hand their input straight here. The keys and what
+ * their values must be are {@link ConfigKeys}'s. Stateless.
  */
 final class ConfigParser
 {
-    static final String WINDOW_EXPECTED = "a whole number of milliseconds from 1 to " + MAX_WINDOW_MS;
-    static final String CLEANUP_EXPECTED = "a whole number of milliseconds from 1 to " +
-        MAX_CLEANUP_INTERVAL_MS;
-    static final String CAPACITY_EXPECTED = "a whole number of entries from 1 to " + MAX_CAPACITY;
-
     private ConfigParser()
     {
     }
 
-    /** See {@link FloodgateConfig#fromSources}. */
-    static FloodgateConfig fromSources(final Map<String, String> env, final Properties properties)
+    /** See {@link FloodgateConfig#fromSources}. @return a builder holding every key set there. */
+    static FloodgateConfig.Builder fromSources(final Map<String, String> env, final Properties properties)
     {
         final Map<String, String> values = new LinkedHashMap<>();
         for (final String key : keys())
@@ -59,8 +57,8 @@ final class ConfigParser
         return fromKeyValues(values);
     }
 
-    /** See {@link FloodgateConfig#fromKeyValues}. */
-    static FloodgateConfig fromKeyValues(final Map<String, String> values)
+    /** See {@link FloodgateConfig#fromKeyValues}. @return a builder holding every key set in {@code values}. */
+    static FloodgateConfig.Builder fromKeyValues(final Map<String, String> values)
     {
         final FloodgateConfig.Builder builder = FloodgateConfig.builder();
         final long[] limit = new long[Action.values().length];
@@ -80,12 +78,12 @@ final class ConfigParser
             }
             switch (key)
             {
-                case KEY_ENABLED -> builder.enabled(parseBoolean(key, value));
-                case KEY_CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value, CLEANUP_EXPECTED));
-                case KEY_CAPACITY -> builder.capacity(parseLong(key, value, CAPACITY_EXPECTED));
-                case KEY_FILE -> builder.file(Path.of(value));
-                case KEY_GROUP_READABLE -> builder.groupReadable(parseBoolean(key, value));
-                case KEY_UNREACHABLE_RETRY_AFTER_MS -> builder.unreachableRetryAfterMs(parseLong(key, value,
+                case ENABLED -> builder.enabled(parseBoolean(key, value));
+                case CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value, CLEANUP_EXPECTED));
+                case CAPACITY -> builder.capacity(parseLong(key, value, CAPACITY_EXPECTED));
+                case FILE -> builder.file(Path.of(value));
+                case GROUP_READABLE -> builder.groupReadable(parseBoolean(key, value));
+                case UNREACHABLE_RETRY_AFTER_MS -> builder.unreachableRetryAfterMs(parseLong(key, value,
                     UNREACHABLE_RETRY_EXPECTED));
                 default ->
                 {
@@ -113,24 +111,50 @@ final class ConfigParser
         {
             builder.limit(action, limit[action.ordinal()], window[action.ordinal()]);
         }
-        return builder.build();
+        return builder;
     }
 
-    static Action actionOf(final String key)
+    /**
+     * See {@link FloodgateConfig#withPolicyKeys}: limit, window and mode keys applied to a copy of {@code base}.
+     *
+     * @param names a configuration key to the name the caller's user typed (e.g. {@code publish.limit}).
+     * @return the new configuration, validated as the whole configuration is.
+     */
+    static FloodgateConfig withPolicyKeys(final FloodgateConfig base, final Map<String, String> values,
+        final UnaryOperator<String> names)
     {
+        final FloodgateConfig.Builder builder = base.toBuilder();
+        final long[] limit = new long[Action.values().length];
+        final long[] window = new long[Action.values().length];
         for (final Action action : Action.values())
         {
-            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(modeKey(action)) ||
-                key.equals(unreachableKey(action)))
+            limit[action.ordinal()] = base.limit(action).limit();
+            window[action.ordinal()] = base.limit(action).windowMs();
+        }
+        for (final Map.Entry<String, String> entry : values.entrySet())
+        {
+            final String key = entry.getKey();
+            final String value = entry.getValue() == null ? "" : entry.getValue().trim();
+            final Action action = actionOf(key);
+            if (key.equals(modeKey(action)))
             {
-                return action;
+                builder.shadow(action, parseShadow(names.apply(key), value));
+            }
+            else if (key.equals(limitKey(action)))
+            {
+                limit[action.ordinal()] = parseLong(names.apply(key), value, limitExpected(action));
+            }
+            else
+            {
+                window[action.ordinal()] = parseLong(names.apply(key), value, WINDOW_EXPECTED);
             }
         }
-        throw new IllegalArgumentException("unknown configuration key '" + key + "': expected one of " +
-            String.join(", ", keys()));
+        for (final Action action : Action.values())
+        {
+            builder.limit(action, limit[action.ordinal()], window[action.ordinal()]);
+        }
+        return builder.build(names);
     }
-
-    static final String UNREACHABLE_RETRY_EXPECTED = "a whole number of milliseconds from 1 to 60000";
 
     static long parseLong(final String key, final String value, final String expected)
     {
@@ -142,12 +166,6 @@ final class ConfigParser
         {
             throw new IllegalArgumentException(key + "='" + value + "': expected " + expected, ex);
         }
-    }
-
-    static String limitExpected(final Action action)
-    {
-        return "a whole number from " + (action.isSecurityControl() ? 1 : 0) + " to " + MAX_LIMIT +
-            (action.isSecurityControl() ? " (a login control cannot be switched off)" : " (0 switches it off)");
     }
 
     static boolean parseShadow(final String key, final String value)

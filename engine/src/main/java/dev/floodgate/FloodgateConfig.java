@@ -1,7 +1,5 @@
 package dev.floodgate;
 
-import dev.floodgate.door.TokenBucket;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -10,49 +8,32 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
 
-import static dev.floodgate.ConfigParser.CAPACITY_EXPECTED;
-import static dev.floodgate.ConfigParser.CLEANUP_EXPECTED;
-import static dev.floodgate.ConfigParser.UNREACHABLE_RETRY_EXPECTED;
-import static dev.floodgate.ConfigParser.WINDOW_EXPECTED;
-import static dev.floodgate.ConfigParser.actionOf;
-import static dev.floodgate.ConfigParser.limitExpected;
-import static dev.floodgate.ConfigParser.parseLong;
-import static dev.floodgate.ConfigParser.parseShadow;
-
 /**
  * Immutable configuration of one {@link Floodgate}: the file, the per-action limits, the janitor interval
  * and the table capacity.
  *
- * <p>Keys carry over from the original rate limiter. Each is read from the system property
- * {@code floodgate.<key>} or, failing that, the environment variable {@code FLOODGATE_<KEY>}; a blank value
- * means the default. A malformed or out-of-range value fails with an {@link IllegalArgumentException} that
- * names the key, the value and what was expected: nothing falls back silently.
+ * <p>Keys carry over from the original rate limiter ({@link #keys()} lists them; README.md says what each
+ * means and its default). Each is read from the system property {@code floodgate.<key>} or, failing that, the
+ * environment variable {@code FLOODGATE_<KEY>}; a blank value means the default. A malformed or out-of-range
+ * value fails with an {@link IllegalArgumentException} that names the key, the value and what was expected:
+ * nothing falls back silently.
  *
- * <pre>
- * key                                default   meaning
- * rate_limit_enabled                 true      false: every check admits and touches nothing
- * auth_rate_limit / _window_ms       10/60000  login attempts per IP (cannot be 0)
- * dashboard_auth_rate_limit / ...    10/60000  dashboard logins per IP (cannot be 0)
- * dashboard_api_rate_limit / ...     300/60000 dashboard requests per session; 0 switches it off
- * publish_rate_limit / ...           0/1000    produce requests per user; 0 switches it off
- * subscribe_rate_limit / ...         0/60000   subscribe requests per user; 0 switches it off
- * &lt;action&gt;_rate_mode                 enforce   shadow: count what would be refused, but admit it
- * rate_limit_cleanup_interval_ms     300000    janitor pass interval
- * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
- * capacity                           100000    entries the table is sized for
- * file_group_readable                false     create the file 0640 instead of 0600
- * </pre>
+ * <p>Parsing is not this class's: its factories from text ({@link #fromEnvironment}, {@link #fromSources},
+ * {@link #fromKeyValues}, {@link #withPolicyKeys}) are public contracts kept here, and each hands its input to
+ * the package's parser, which produces a {@link Builder} (Caffeine's {@code Caffeine.from(String)} does the
+ * same with {@code CaffeineSpec}). That entry is the only way from this class to the parser; the parser needs
+ * only the builder. The keys, their bounds and the words of every error belong to the package's key rules.
  */
 public final class FloodgateConfig
 {
     /** Largest limit of any action: a shard word packs its count into 24 bits. */
-    public static final long MAX_LIMIT = (1L << 24) - 1;
+    public static final long MAX_LIMIT = ConfigKeys.MAX_LIMIT;
     /** Longest window: seven days. */
-    public static final long MAX_WINDOW_MS = 7L * 24 * 3600 * 1000;
+    public static final long MAX_WINDOW_MS = ConfigKeys.MAX_WINDOW_MS;
     /** Longest janitor interval: one day, so idle entries never age past what their arithmetic can tell. */
-    public static final long MAX_CLEANUP_INTERVAL_MS = 24L * 3600 * 1000;
+    public static final long MAX_CLEANUP_INTERVAL_MS = ConfigKeys.MAX_CLEANUP_INTERVAL_MS;
     /** Largest table. */
-    public static final long MAX_CAPACITY = 50_000_000L;
+    public static final long MAX_CAPACITY = ConfigKeys.MAX_CAPACITY;
     /** Default table size in entries. */
     public static final long DEFAULT_CAPACITY = 100_000L;
     /** Default reclamation grace period. */
@@ -62,19 +43,19 @@ public final class FloodgateConfig
      * its write (a cold check waits at most 50 ms for a segment; the worst check measured under load was 0.63 s
      * with the old node-wide guard). See NOTES.md, Reliability.
      */
-    public static final long MIN_RECLAIM_GRACE_MS = 2_000L;
+    public static final long MIN_RECLAIM_GRACE_MS = ConfigKeys.MIN_RECLAIM_GRACE_MS;
     /** Default retry-after of a check refused because its entry could not be reached. */
     public static final long DEFAULT_UNREACHABLE_RETRY_AFTER_MS = 50L;
     /** Default janitor interval. */
     public static final long DEFAULT_CLEANUP_INTERVAL_MS = 300_000L;
 
-    // What a key's value must be; a malformed value and an out-of-range one get the same words.
-    public static final String KEY_ENABLED = "rate_limit_enabled";
-    public static final String KEY_CLEANUP_INTERVAL_MS = "rate_limit_cleanup_interval_ms";
-    public static final String KEY_FILE = "file";
-    public static final String KEY_CAPACITY = "capacity";
-    public static final String KEY_GROUP_READABLE = "file_group_readable";
-    public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = "unreachable_retry_after_ms";
+    // The keys that name no action, as operators write them.
+    public static final String KEY_ENABLED = ConfigKeys.ENABLED;
+    public static final String KEY_CLEANUP_INTERVAL_MS = ConfigKeys.CLEANUP_INTERVAL_MS;
+    public static final String KEY_FILE = ConfigKeys.FILE;
+    public static final String KEY_CAPACITY = ConfigKeys.CAPACITY;
+    public static final String KEY_GROUP_READABLE = ConfigKeys.GROUP_READABLE;
+    public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
 
     private final Path file;
     private final boolean enabled;
@@ -126,7 +107,7 @@ public final class FloodgateConfig
      */
     public static boolean isExactBucketRate(final long limit, final long windowMs)
     {
-        return TokenBucket.fits(limit, windowMs);
+        return ConfigKeys.isExactBucketRate(limit, windowMs);
     }
 
     /**
@@ -151,7 +132,7 @@ public final class FloodgateConfig
      */
     public static FloodgateConfig fromSources(final Map<String, String> env, final Properties properties)
     {
-        return ConfigParser.fromSources(env, properties);
+        return ConfigParser.fromSources(env, properties).build();
     }
 
     /**
@@ -163,53 +144,31 @@ public final class FloodgateConfig
      */
     public static FloodgateConfig fromKeyValues(final Map<String, String> values)
     {
-        return ConfigParser.fromKeyValues(values);
+        return ConfigParser.fromKeyValues(values).build();
     }
 
     /** @return every configuration key, in documentation order. */
     public static String[] keys()
     {
-        final Action[] actions = Action.values();
-        final String[] keys = new String[6 + 4 * actions.length];
-        int i = 0;
-        keys[i++] = KEY_ENABLED;
-        for (final Action action : actions)
-        {
-            keys[i++] = limitKey(action);
-            keys[i++] = windowKey(action);
-        }
-        for (final Action action : actions)
-        {
-            keys[i++] = modeKey(action);
-        }
-        for (final Action action : actions)
-        {
-            keys[i++] = unreachableKey(action);
-        }
-        keys[i++] = KEY_UNREACHABLE_RETRY_AFTER_MS;
-        keys[i++] = KEY_CLEANUP_INTERVAL_MS;
-        keys[i++] = KEY_FILE;
-        keys[i++] = KEY_CAPACITY;
-        keys[i] = KEY_GROUP_READABLE;
-        return keys;
+        return ConfigKeys.keys();
     }
 
     /** @param action an action. @return its limit key, e.g. {@code publish_rate_limit}. */
     public static String limitKey(final Action action)
     {
-        return action.configPrefix() + "_rate_limit";
+        return ConfigKeys.limitKey(action);
     }
 
     /** @param action an action. @return its window key, e.g. {@code publish_rate_window_ms}. */
     public static String windowKey(final Action action)
     {
-        return action.configPrefix() + "_rate_window_ms";
+        return ConfigKeys.windowKey(action);
     }
 
     /** @param action an action. @return its mode key, e.g. {@code publish_rate_mode}. */
     public static String modeKey(final Action action)
     {
-        return action.configPrefix() + "_rate_mode";
+        return ConfigKeys.modeKey(action);
     }
 
     /**
@@ -219,7 +178,7 @@ public final class FloodgateConfig
      */
     public static String unreachableKey(final Action action)
     {
-        return action.configPrefix() + "_rate_unreachable";
+        return ConfigKeys.unreachableKey(action);
     }
 
     /**
@@ -247,39 +206,7 @@ public final class FloodgateConfig
      */
     public FloodgateConfig withPolicyKeys(final Map<String, String> values)
     {
-        return withPolicyKeys(values, UnaryOperator.identity());
-    }
-
-    /**
-     * As {@link #withPolicyKeys(Map)}, naming each key in errors as the caller's syntax spells it.
-     *
-     * @param values limit, window or mode keys to their new values.
-     * @param names  a configuration key to the name the caller's user typed (e.g. {@code publish.limit}).
-     * @return the new configuration.
-     */
-    FloodgateConfig withPolicyKeys(final Map<String, String> values, final UnaryOperator<String> names)
-    {
-        final Builder builder = toBuilder();
-        for (final Map.Entry<String, String> entry : values.entrySet())
-        {
-            final String key = entry.getKey();
-            final String value = entry.getValue() == null ? "" : entry.getValue().trim();
-            final Action action = actionOf(key);
-            final Limit old = builder.limits[action.ordinal()];
-            if (key.equals(modeKey(action)))
-            {
-                builder.shadow(action, parseShadow(names.apply(key), value));
-            }
-            else if (key.equals(limitKey(action)))
-            {
-                builder.limit(action, parseLong(names.apply(key), value, limitExpected(action)), old.windowMs());
-            }
-            else
-            {
-                builder.limit(action, old.limit(), parseLong(names.apply(key), value, WINDOW_EXPECTED));
-            }
-        }
-        return builder.build(names);
+        return ConfigParser.withPolicyKeys(this, values, UnaryOperator.identity());
     }
 
     /** @param action an action. @return true when its refusals are counted but admitted. */
@@ -545,41 +472,11 @@ public final class FloodgateConfig
         {
             for (final Action action : Action.values())
             {
-                validate(action, limits[action.ordinal()], names);
+                final Limit limit = limits[action.ordinal()];
+                ConfigKeys.validateLimit(action, limit.limit(), limit.windowMs(), names);
             }
-            check(cleanupIntervalMs >= 1 && cleanupIntervalMs <= MAX_CLEANUP_INTERVAL_MS, KEY_CLEANUP_INTERVAL_MS,
-                cleanupIntervalMs, CLEANUP_EXPECTED);
-            check(reclaimGraceMs >= MIN_RECLAIM_GRACE_MS && reclaimGraceMs <= MAX_CLEANUP_INTERVAL_MS,
-                "reclaim_grace_ms", reclaimGraceMs, "a whole number of milliseconds from " + MIN_RECLAIM_GRACE_MS +
-                " to " + MAX_CLEANUP_INTERVAL_MS + " (far above the longest a check can take)");
-            check(unreachableRetryAfterMs >= 1 && unreachableRetryAfterMs <= 60_000, KEY_UNREACHABLE_RETRY_AFTER_MS,
-                unreachableRetryAfterMs, UNREACHABLE_RETRY_EXPECTED);
-            check(capacity >= 1 && capacity <= MAX_CAPACITY, KEY_CAPACITY, capacity, CAPACITY_EXPECTED);
+            ConfigKeys.validateSettings(cleanupIntervalMs, reclaimGraceMs, unreachableRetryAfterMs, capacity);
             return new FloodgateConfig(this);
-        }
-
-        private static void validate(final Action action, final Limit limit, final UnaryOperator<String> names)
-        {
-            final long min = action.isSecurityControl() ? 1 : 0;
-            check(limit.limit() >= min && limit.limit() <= MAX_LIMIT, names.apply(limitKey(action)), limit.limit(),
-                limitExpected(action));
-            check(limit.windowMs() >= 1 && limit.windowMs() <= MAX_WINDOW_MS, names.apply(windowKey(action)),
-                limit.windowMs(), WINDOW_EXPECTED);
-            if (limit.limit() > 0 && !isExactBucketRate(limit.limit(), limit.windowMs()))
-            {
-                throw new IllegalArgumentException(names.apply(limitKey(action)) + "=" + limit.limit() + " with " +
-                    names.apply(windowKey(action)) + "=" + limit.windowMs() + ": the token bucket cannot represent this rate " +
-                    "exactly; expected limit / gcd(limit, window in ns) at most " +
-                    TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
-            }
-        }
-
-        private static void check(final boolean ok, final String key, final long value, final String expected)
-        {
-            if (!ok)
-            {
-                throw new IllegalArgumentException(key + "=" + value + ": expected " + expected);
-            }
         }
     }
 }

@@ -141,7 +141,7 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
     {
         final Map<String, String> spelled = new LinkedHashMap<>();
         final Map<String, String> keys = parseAssignments(assignments, spelled);
-        return base.withPolicyKeys(keys, key -> spelled.getOrDefault(key, assignmentName(key)));
+        return ConfigParser.withPolicyKeys(base, keys, key -> spelled.getOrDefault(key, assignmentName(key)));
     }
 
     /** @return {@code publish.limit} for {@code publish_rate_limit}, and so on; other keys as they are. */

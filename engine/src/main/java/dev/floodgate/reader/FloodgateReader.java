@@ -7,7 +7,6 @@ import dev.floodgate.door.EntryArithmetic;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.FloodgateFileException;
-import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.SlotLocks;
@@ -60,21 +59,8 @@ public final class FloodgateReader implements AutoCloseable
         this.layout = ChronicleLayout.read(mapping);
         this.guard = mapping.view(layout.segmentHeadersOffset - TableGuard.LENGTH, TableGuard.LENGTH,
             "the table guard");
-        this.header = new FileHeader(findHeader());
-        if (header.magic() != FileHeader.MAGIC)
-        {
-            throw damaged("bad magic number 0x" + Long.toHexString(header.magic()) + ": not a Floodgate table");
-        }
-        if (header.version() != FileHeader.FORMAT_VERSION)
-        {
-            throw damaged("format version " + header.version() + (header.version() > FileHeader.FORMAT_VERSION ?
-                " is newer than" : " is not") + " this reader's version " + FileHeader.FORMAT_VERSION);
-        }
+        this.header = HeaderSearch.find(mapping, layout);
         this.shards = header.shards();
-        if (shards < 1 || shards > 4096 || header.capacity() < 1)
-        {
-            throw damaged("damaged header: shards " + shards + ", capacity " + header.capacity());
-        }
         this.policyRegion = new PolicyRegion(header, ACTIONS);
     }
 
@@ -103,45 +89,6 @@ public final class FloodgateReader implements AutoCloseable
             // InternalError: a page fault past the file's end (truncated after it was mapped)
             throw new FloodgateFileException(file, "damaged: " + ex.getMessage(), ex);
         }
-    }
-
-    private UnsafeBuffer findHeader()
-    {
-        final UnsafeBuffer[] found = new UnsafeBuffer[1];
-        final TableScan scan = new TableScan(mapping, layout);
-        final TableScan.Decoder<UnsafeBuffer> decoder = (key, value) ->
-        {
-            for (final byte b : key)
-            {
-                if (b != 0)
-                {
-                    return null;
-                }
-            }
-            return value.capacity() >= FileHeader.LENGTH ? new UnsafeBuffer(value, 0, FileHeader.LENGTH) : null;
-        };
-        final TableScan.Sink<UnsafeBuffer> sink = buffer ->
-        {
-            found[0] = buffer;
-            return false;
-        };
-        // Chronicle Map puts a key in segment (xxHash64 r39 of its bytes) mod segments: look there first, and
-        // walk every segment only if the file disagrees.
-        final int home = layout.homeSegment(new byte[KeyHasher.KEY_LENGTH]);
-        if (home < 0 || scan.forEach(home, home + 1, decoder, sink))
-        {
-            scan.forEach(0, layout.segments, decoder, sink);
-        }
-        if (found[0] == null)
-        {
-            throw damaged("has no Floodgate header: a table of another format");
-        }
-        return found[0];
-    }
-
-    private FloodgateFileException damaged(final String what)
-    {
-        return new FloodgateFileException(mapping.file(), what, null);
     }
 
     /** @return the file. */

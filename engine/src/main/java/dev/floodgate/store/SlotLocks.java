@@ -1,21 +1,9 @@
 package dev.floodgate.store;
 
 import dev.floodgate.FloodgateFileException;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -23,16 +11,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * one byte of the table's lock file, at the offset of its process slot. The kernel drops the lock when the
  * process dies, however it dies, before it becomes a zombie, and whatever pid namespace it or the observer runs
  * in (containers of one pod share {@code /dev/shm} but not pids). So "is the owner of slot k alive?" is "can I
- * not take a shared lock on byte k?", and no pid is ever interpreted.
- *
- * <p>POSIX locks belong to the process, and closing <em>any</em> descriptor of the file drops all of them. So
- * the lock file is not the table (Chronicle Map and readers open and close that freely) and each JVM opens it
- * once: one channel per lock file, shared by every instance in the JVM through {@link #acquire}, closed only
- * when its last user releases it and no slot lock is held through it.
+ * not take a shared lock on byte k?", and no pid is ever interpreted. The lock file is not the table: POSIX
+ * locks die with any close of the file, and Chronicle Map and readers open and close the table freely; each JVM
+ * opens the lock file once ({@link LockFile}).
  *
  * <p>The lock file also holds each slot's current owner word ({@link #tokenVolatile}): a process publishes it
  * right after taking the slot's lock and before it takes any guard, so a guard's owner word is alive exactly
- * while the slot's lock is held and the slot still names that word. The file is 1 KiB:
+ * while the slot's lock is held and the slot still names that word. The file is {@link LockFile#LENGTH} bytes:
  *
  * <pre>
  *   0      slot 0's owner word (64)     byte 0 is also slot 0's lock byte
@@ -47,52 +32,20 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class SlotLocks
 {
+    private static final long REPLACE_BYTE = 1000;
+    private static final long TOKEN_MASK = (1L << 56) - 1;
+
+    private final LockFile file;
+
+    private SlotLocks(final LockFile file)
+    {
+        this.file = file;
+    }
+
     /** The lock file of {@code table}: a sibling named {@code <table>.lock}. */
     public static Path lockFileOf(final Path table)
     {
         return table.resolveSibling(table.getFileName() + ".lock");
-    }
-
-    private static final Map<Path, SlotLocks> OPEN = new HashMap<>(); // guarded by OPEN
-    private static final int LENGTH = 1024;
-    private static final long REPLACE_BYTE = 1000;
-    private static final long TOKEN_MASK = (1L << 56) - 1;
-
-    private final Path path;
-    private final Map<Integer, FileLock> held = new HashMap<>(); // guarded by this
-    private FileChannel channel; // guarded by this
-    private boolean writable; // guarded by this
-    private volatile UnsafeBuffer words;
-    private int users; // guarded by OPEN
-
-    private SlotLocks(final Path path, final FileChannel channel, final boolean writable)
-    {
-        this.path = path;
-        this.channel = channel;
-        this.writable = writable;
-        this.words = map(path, channel, writable);
-    }
-
-    private static UnsafeBuffer map(final Path path, final FileChannel channel, final boolean writable)
-    {
-        try
-        {
-            if (writable && channel.size() < LENGTH)
-            {
-                channel.write(ByteBuffer.allocate(1), LENGTH - 1); // past every word: a racing creator clobbers none
-            }
-            if (channel.size() < LENGTH)
-            {
-                throw new FloodgateFileException(path, "is " + channel.size() + " bytes, a lock file has " + LENGTH,
-                    null);
-            }
-            return new UnsafeBuffer(channel.map(writable ? FileChannel.MapMode.READ_WRITE :
-                FileChannel.MapMode.READ_ONLY, 0, LENGTH));
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(path, "cannot be mapped: " + ex.getMessage(), ex);
-        }
     }
 
     /**
@@ -100,27 +53,12 @@ public final class SlotLocks
      *
      * @param table         the table file.
      * @param groupReadable the table's permission choice, applied to a new lock file.
-     * @return the JVM's shared handle on the lock file; {@link #release} it once.
+     * @return a handle on the JVM's shared lock file; {@link #release} it once.
      * @throws FloodgateFileException when the lock file cannot be created or opened for writing.
      */
     public static SlotLocks acquire(final Path table, final boolean groupReadable)
     {
-        final Path path = lockFileOf(table.toAbsolutePath());
-        synchronized (OPEN)
-        {
-            SlotLocks locks = OPEN.get(path);
-            if (locks == null)
-            {
-                locks = new SlotLocks(path, openWritable(path, groupReadable), true);
-                OPEN.put(path, locks);
-            }
-            else
-            {
-                locks.upgrade(groupReadable);
-            }
-            locks.users++;
-            return locks;
-        }
+        return new SlotLocks(LockFile.acquire(lockFileOf(table.toAbsolutePath()), groupReadable));
     }
 
     /**
@@ -132,107 +70,20 @@ public final class SlotLocks
      */
     public static SlotLocks acquireReadOnly(final Path table)
     {
-        final Path path = lockFileOf(table.toAbsolutePath());
-        synchronized (OPEN)
-        {
-            SlotLocks locks = OPEN.get(path);
-            if (locks == null)
-            {
-                final FileChannel channel;
-                try
-                {
-                    channel = FileChannel.open(path, StandardOpenOption.READ);
-                }
-                catch (final NoSuchFileException absent)
-                {
-                    return null;
-                }
-                catch (final IOException ex)
-                {
-                    throw new FloodgateFileException(path, "cannot be read: " + ex.getMessage(), ex);
-                }
-                locks = new SlotLocks(path, channel, false);
-                OPEN.put(path, locks);
-            }
-            locks.users++;
-            return locks;
-        }
+        final LockFile file = LockFile.acquireReadOnly(lockFileOf(table.toAbsolutePath()));
+        return file == null ? null : new SlotLocks(file);
     }
 
-    /** A reader here opened the file read-only first: it held no exclusive lock, so swapping channels drops none. */
-    private synchronized void upgrade(final boolean groupReadable)
-    {
-        if (!writable)
-        {
-            final FileChannel fresh = openWritable(path, groupReadable);
-            final UnsafeBuffer mapped = map(path, fresh, true);
-            closeChannel();
-            channel = fresh;
-            words = mapped;
-            writable = true;
-        }
-    }
-
-    private static FileChannel openWritable(final Path path, final boolean groupReadable)
-    {
-        try
-        {
-            try
-            {
-                Files.createFile(path, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
-            }
-            catch (final FileAlreadyExistsException exists)
-            {
-                // another process made it first
-            }
-            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(path, "cannot be opened for writing: " + ex.getMessage() +
-                " (every process that checks limits needs write access to the table and its lock file)", ex);
-        }
-    }
-
-    /** Drops this user's hold; the channel closes with the last user, and never while a slot lock is held. */
+    /** Drops this handle; the lock file closes with the JVM's last, and never while a slot lock is held. */
     public void release()
     {
-        synchronized (OPEN)
-        {
-            if (--users > 0)
-            {
-                return;
-            }
-            synchronized (this)
-            {
-                if (!held.isEmpty())
-                {
-                    users = 0; // slot locks outlive their instances only through a bug; keep them rather than drop
-                    return;
-                }
-            }
-            OPEN.remove(path);
-            closeChannel();
-        }
-    }
-
-    private synchronized void closeChannel()
-    {
-        try
-        {
-            channel.close();
-        }
-        catch (final IOException ignored)
-        {
-            // nothing was held through it
-        }
+        file.release();
     }
 
     /** @return the lock file. */
     public Path path()
     {
-        return path;
+        return file.path();
     }
 
     /**
@@ -254,11 +105,11 @@ public final class SlotLocks
                 }
                 while (token == 0);
                 final long owner = ((long)(slot + 1) << 56) | token;
-                words.putLongVolatile(8 * slot, owner);
+                file.words().putLongVolatile(8 * slot, owner);
                 return owner;
             }
         }
-        throw new IllegalStateException("all " + FileHeader.MAX_PROCESSES + " process slots of " + path +
+        throw new IllegalStateException("all " + FileHeader.MAX_PROCESSES + " process slots of " + path() +
             " are held by live processes");
     }
 
@@ -266,7 +117,7 @@ public final class SlotLocks
     public void unclaimSlot(final long owner)
     {
         final int slot = slotOf(owner);
-        words.compareAndSetLong(8 * slot, owner, 0);
+        file.words().compareAndSetLong(8 * slot, owner, 0);
         unclaim(slot);
     }
 
@@ -280,7 +131,7 @@ public final class SlotLocks
     /** @param slot a slot. @return the owner word it holds now, volatile read; 0 when none. */
     public long tokenVolatile(final int slot)
     {
-        return words.getLongVolatile(8 * slot);
+        return file.words().getLongVolatile(8 * slot);
     }
 
     /**
@@ -302,20 +153,9 @@ public final class SlotLocks
      * @param action what to do under the lock.
      * @throws IOException from the action or the lock.
      */
-    public synchronized void underReplaceLock(final IoAction action) throws IOException
+    public void underReplaceLock(final IoAction action) throws IOException
     {
-        try (FileLock ignored = channel.lock(REPLACE_BYTE, 1, false))
-        {
-            action.run();
-        }
-    }
-
-    /** An action that may throw {@link IOException}. */
-    @FunctionalInterface
-    public interface IoAction
-    {
-        /** @throws IOException as it may. */
-        void run() throws IOException;
+        file.underLock(REPLACE_BYTE, action);
     }
 
     /**
@@ -324,76 +164,23 @@ public final class SlotLocks
      * @param slot a process slot.
      * @return true when this process now holds it; false when another process (or instance here) does.
      */
-    public synchronized boolean tryClaim(final int slot)
+    public boolean tryClaim(final int slot)
     {
-        if (held.containsKey(slot))
-        {
-            return false;
-        }
-        try
-        {
-            final FileLock lock = channel.tryLock(slot, 1, false);
-            if (lock == null)
-            {
-                return false;
-            }
-            held.put(slot, lock);
-            return true;
-        }
-        catch (final OverlappingFileLockException ex)
-        {
-            return false;
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(path, "cannot be locked: " + ex.getMessage(), ex);
-        }
+        return file.tryLock(slot);
     }
 
     /** @param slot a slot this process claimed; its lock is dropped. */
-    public synchronized void unclaim(final int slot)
+    public void unclaim(final int slot)
     {
-        final FileLock lock = held.remove(slot);
-        if (lock != null)
-        {
-            try
-            {
-                lock.release();
-            }
-            catch (final IOException ex)
-            {
-                throw new FloodgateFileException(path, "cannot be unlocked: " + ex.getMessage(), ex);
-            }
-        }
+        file.unlock(slot);
     }
 
     /**
      * @param slot a process slot.
      * @return true when a live process (this one included) holds the slot's lock.
      */
-    public synchronized boolean isHeld(final int slot)
+    public boolean isHeld(final int slot)
     {
-        if (held.containsKey(slot))
-        {
-            return true;
-        }
-        try
-        {
-            final FileLock probe = channel.tryLock(slot, 1, true);
-            if (probe == null)
-            {
-                return true;
-            }
-            probe.release();
-            return false;
-        }
-        catch (final OverlappingFileLockException ex)
-        {
-            return true; // another instance in this JVM holds it
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(path, "cannot be locked: " + ex.getMessage(), ex);
-        }
+        return file.isLocked(slot);
     }
 }

@@ -6,8 +6,6 @@ import net.openhft.chronicle.hash.impl.BigSegmentHeader;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.util.concurrent.locks.LockSupport;
-
 /**
  * Inter-process mutexes that name their owner, taken around every Chronicle Map operation that locks, so that a
  * process killed inside one can be told from a slow one and repaired online, and so that a stopped process
@@ -25,9 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  * <li>the <b>policy guard</b>, which serialises policy publishers (nothing of Chronicle's behind it).</li>
  * </ul>
  * A guard word holds its owner's owner word ({@link SlotLocks}: slot and token), 0 when free. A waiter asks the
- * kernel whether the owner is alive; when it is dead, the waiter takes the guard over by compare-and-set and
- * resets the Chronicle lock behind it, which can only hold what the dead owner left: the NGINX model for
- * shared-memory zones. Checks on warm keys take no guard.
+ * kernel whether the owner is alive; when it is dead, the waiter takes the guard over by compare-and-set
+ * ({@link GuardWait}) and resets the Chronicle lock behind it, which can only hold what the dead owner left: the
+ * NGINX model for shared-memory zones. Checks on warm keys take no guard.
  *
  * <p>Where the words live: a segment guard and that segment's entry count in the unused tail of Chronicle's
  * segment header (Chronicle 2026.1 uses its first 32 bytes; headers are at least 64 bytes below 16 Ki
@@ -71,8 +69,6 @@ public final class TableGuard
     public static final int TIER_REPAIRS_OFFSET = 40;
     public static final int TIER_DIVERGENCES_OFFSET = 48;
     public static final int LENGTH = 64;
-
-    private static final long LIVENESS_CHECK_NANOS = 1_000_000L;
 
     private final UnsafeBuffer line;
     private final VanillaChronicleHash<?, ?, ?, ?> map;
@@ -190,42 +186,17 @@ public final class TableGuard
      */
     private boolean acquireSlow(final UnsafeBuffer buffer, final int offset, final long timeoutNanos, final int what)
     {
-        final long start = System.nanoTime();
-        long nextLivenessCheck = start + LIVENESS_CHECK_NANOS / 10;
-        int spins = 0;
-        while (true)
+        final long taken = GuardWait.acquire(buffer, offset, owner, locks, timeoutNanos);
+        if (taken == GuardWait.TIMED_OUT)
         {
-            final long holder = buffer.getLongVolatile(offset);
-            if (holder == 0 && buffer.compareAndSetLong(offset, 0, owner))
-            {
-                return true;
-            }
-            final long now = System.nanoTime();
-            if (holder != 0 && holder != owner && now - nextLivenessCheck >= 0)
-            {
-                nextLivenessCheck = now + LIVENESS_CHECK_NANOS;
-                if (!locks.isAlive(holder) && buffer.compareAndSetLong(offset, holder, owner))
-                {
-                    repair(what, holder);
-                    return true;
-                }
-            }
-            if (now - start >= timeoutNanos)
-            {
-                line.getAndAddLong(TIMEOUTS_OFFSET, 1);
-                return false;
-            }
-            if (++spins < 100)
-            {
-                Thread.onSpinWait();
-            }
-            else
-            {
-                // a guard held past the first microseconds is held by a slow or stopped process: back off, from
-                // 20 us to 1 ms, so waiters do not take the CPU its holder needs to finish
-                LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(6, (spins - 100) / 16)));
-            }
+            line.getAndAddLong(TIMEOUTS_OFFSET, 1);
+            return false;
         }
+        if (taken != GuardWait.TAKEN_FREE)
+        {
+            repair(what, taken);
+        }
+        return true;
     }
 
     private void repair(final int what, final long deadOwner)

@@ -12,8 +12,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Renders a run's results: a Markdown table (ns/op per thread count, aggregate throughput, allocation), the
- * issue's targets as ratios within this run, and tab-separated files for the chart. Ratios within one run are
+ * Renders a run's results: a Markdown table (ns/op per thread count, aggregate throughput, allocation), then
+ * the issue's targets ({@link Targets}), and tab-separated files for the chart. Ratios within one run are
  * what count: absolute times drift on a shared 2-core machine.
  */
 final class Report
@@ -67,13 +67,20 @@ final class Report
         }
     }
 
+    /** @return the thread counts run, ascending. */
+    TreeSet<Integer> threadCounts()
+    {
+        return threadCounts;
+    }
+
     Row row(final String name, final int threads)
     {
         final Map<Integer, Row> byThreads = rows.get(name);
         return byThreads == null ? null : byThreads.get(threads);
     }
 
-    private List<String> names()
+    /** @return the benchmarks run, in {@link #ORDER} first, then by name. */
+    List<String> names()
     {
         final List<String> names = new ArrayList<>();
         for (final String name : ORDER)
@@ -167,131 +174,11 @@ final class Report
             }
             out.append(' ').append(Double.isNaN(bytes) ? "–" : bytes(bytes)).append(" |\n");
         }
-        out.append('\n').append(targets());
+        out.append('\n').append(new Targets(this).markdown());
         return out.toString();
     }
 
-    private String targets()
-    {
-        final StringBuilder out = new StringBuilder("| target (issue 6) | measured in this run | verdict |\n|---|---|---|\n");
-        ratio(out, "warm key, 1 thread: `checkLimitInCaller` ≤ 0.6× Bucket4j's time",
-            time("HotKey.checkLimitInCaller", 1), time("Peer.bucket4jTryConsume", 1), 0.6, false, "× Bucket4j's time");
-        ratio(out, "warm key, 1 thread: `checkLimit` ≤ 1.0× Bucket4j's time",
-            time("HotKey.checkLimit", 1), time("Peer.bucket4jTryConsume", 1), 1.0, false, "× Bucket4j's time");
-        ratio(out, "hot key, 2 threads: `checkLimitInCaller` aggregate ≥ 5× Bucket4j's",
-            agg("HotKey.checkLimitInCaller", 2), agg("Peer.bucket4jTryConsume", 2), 5, true, "× Bucket4j's");
-        ratio(out, "hot key, 2 threads: `checkLimitInCaller` aggregate ≥ 1.6× its own 1-thread figure",
-            agg("HotKey.checkLimitInCaller", 2), agg("HotKey.checkLimitInCaller", 1), 1.6, true, "× its 1-thread");
-        ratio(out, "hot key, 64 threads: `checkLimitInCaller` aggregate ≥ 3× `checkLimit`'s",
-            agg("HotKey.checkLimitInCaller", 64), agg("HotKey.checkLimit", 64), 3, true, "× `checkLimit`");
-        ratio(out, "hot key, 64 threads: `checkLimitInCaller` aggregate ≥ 5× the unsharded atomic's",
-            agg("HotKey.checkLimitInCaller", 64), agg("HotKey.unshardedAtomic", 64), 5, true, "× the atomic");
-        for (final String door : List.of("checkLimit", "checkLimitInCaller"))
-        {
-            final double t = time("Unconfigured." + door, 1);
-            out.append("| unconfigured action, `").append(door).append("`, 1 thread: < 5 ns | ")
-                .append(Double.isNaN(t) ? "not run" : ns(t) + " ns").append(" | ")
-                .append(Double.isNaN(t) ? "–" : t < 5 ? "met" : "**missed** by " + ns(t - 5) + " ns").append(" |\n");
-        }
-        for (final String door : List.of("checkLimit", "checkLimitInCaller"))
-        {
-            for (final int threads : List.of(1, 2))
-            {
-                ratio(out, "refused ≤ 2× admitted, `" + door + "`, " + threads + " thread" + (threads > 1 ? "s" : ""),
-                    time("Refused." + door, threads), time("HotKey." + door, threads), 2, false, "× admitted");
-            }
-        }
-        for (final String door : List.of("checkLimit", "checkLimitInCaller"))
-        {
-            ratio(out, "Redis on loopback, 1 thread: `" + door + "` ≥ 1000× faster per check",
-                time("Redis.tokenBucketLua", 1), time("HotKey." + door, 1), 1000, true, "× faster");
-        }
-        // Warm paths: one cached key, admitted, refused or unconfigured. ManyKeys misses the cache and
-        // FreshString makes a string per call, so they are reported on their own rows.
-        double worst = Double.NaN;
-        String worstName = null;
-        for (final String name : names())
-        {
-            if (!(name.startsWith("HotKey.check") || name.startsWith("Refused.") || name.startsWith("Unconfigured.")))
-            {
-                continue;
-            }
-            for (final Row row : rows.get(name).values())
-            {
-                if (!Double.isNaN(row.bytesPerOp) && (Double.isNaN(worst) || row.bytesPerOp > worst))
-                {
-                    worst = row.bytesPerOp;
-                    worstName = name + " at " + row.threads + " thr";
-                }
-            }
-        }
-        out.append("| warm check paths allocate nothing (`gc.alloc.rate.norm`, HotKey, Refused, Unconfigured) | ")
-            .append(worstName == null ? "not run (no `-prof gc`?)" : "largest: " + bytes(worst) + " B/op, " + worstName)
-            .append(" | ").append(worstName == null ? "–" : worst < 0.5 ? "met" : "**missed**").append(" |\n");
-        final Row fresh = row("FreshString.newStringOnly", 1);
-        for (final String door : List.of("checkLimit", "checkLimitInCaller"))
-        {
-            final Row check = row("FreshString." + door, 1);
-            if (check != null && fresh != null && !Double.isNaN(check.bytesPerOp))
-            {
-                out.append("| fresh `String` per call, `").append(door).append("`, 1 thread: the check adds nothing to ")
-                    .append("the string's own allocation | ").append(bytes(check.bytesPerOp)).append(" B/op with the ")
-                    .append("string, ").append(bytes(fresh.bytesPerOp)).append(" B/op for the string alone | ")
-                    .append(check.bytesPerOp <= fresh.bytesPerOp + 0.5 ? "met" : "**missed**").append(" |\n");
-            }
-        }
-        for (final String door : List.of("checkLimit", "checkLimitInCaller"))
-        {
-            final Row many = row("ManyKeys." + door, 1);
-            if (many != null && !Double.isNaN(many.bytesPerOp))
-            {
-                out.append("| (information) 100k Zipf keys, `").append(door).append("`, 1 thread: allocation of ")
-                    .append("address-cache misses | ").append(bytes(many.bytesPerOp)).append(" B/op | – |\n");
-            }
-        }
-        return out.toString();
-    }
-
-    private double time(final String name, final int threads)
-    {
-        final Row row = row(name, threads);
-        return row == null ? Double.NaN : row.nsPerOp;
-    }
-
-    private double agg(final String name, final int threads)
-    {
-        final Row row = row(name, threads);
-        return row == null ? Double.NaN : row.aggregateMops();
-    }
-
-    /**
-     * @param atLeast true when {@code a / b} must reach {@code bound}, false when it must stay at or under it.
-     */
-    private static void ratio(final StringBuilder out, final String target, final double a, final double b,
-        final double bound, final boolean atLeast, final String unit)
-    {
-        out.append("| ").append(target).append(" | ");
-        if (Double.isNaN(a) || Double.isNaN(b))
-        {
-            out.append("not run | – |\n");
-            return;
-        }
-        final double r = a / b;
-        final boolean met = atLeast ? r >= bound : r <= bound;
-        out.append(String.format(Locale.ROOT, r >= 100 ? "%.0f" : "%.2f", r)).append(unit).append(" | ");
-        if (met)
-        {
-            out.append("met");
-        }
-        else
-        {
-            final double factor = atLeast ? bound / r : r / bound;
-            out.append(String.format(Locale.ROOT, "**missed** by %.2f×", factor));
-        }
-        out.append(" |\n");
-    }
-
-    private static String ns(final double ns)
+    static String ns(final double ns)
     {
         return String.format(Locale.ROOT, ns >= 1000 ? "%,.0f" : ns >= 100 ? "%.0f" : ns >= 10 ? "%.1f" : "%.2f", ns);
     }
@@ -301,7 +188,7 @@ final class Report
         return String.format(Locale.ROOT, mops >= 100 ? "%.0f" : mops >= 1 ? "%.1f" : "%.4f", mops);
     }
 
-    private static String bytes(final double bytes)
+    static String bytes(final double bytes)
     {
         return String.format(Locale.ROOT, bytes < 0.01 ? "%.0f" : bytes < 10 ? "%.2f" : "%.0f", bytes);
     }

@@ -1,0 +1,179 @@
+package dev.floodgate;
+
+import dev.floodgate.door.TokenBucket;
+
+import java.util.function.UnaryOperator;
+
+/**
+ * The configuration's keys as an operator writes them, and what each value must be: the names, their order,
+ * the bounds, and the words of every error. A malformed value ({@link ConfigParser}) and an out-of-range one
+ * ({@link FloodgateConfig.Builder#build()}) get the same words, naming the key and the value. The bounds and
+ * key names are published on {@link FloodgateConfig}, which defines the defaults.
+ *
+ * <pre>
+ * key                                default   meaning
+ * rate_limit_enabled                 true      false: every check admits and touches nothing
+ * auth_rate_limit / _window_ms       10/60000  login attempts per IP (cannot be 0)
+ * dashboard_auth_rate_limit / ...    10/60000  dashboard logins per IP (cannot be 0)
+ * dashboard_api_rate_limit / ...     300/60000 dashboard requests per session; 0 switches it off
+ * publish_rate_limit / ...           0/1000    produce requests per user; 0 switches it off
+ * subscribe_rate_limit / ...         0/60000   subscribe requests per user; 0 switches it off
+ * &lt;action&gt;_rate_mode                 enforce   shadow: count what would be refused, but admit it
+ * &lt;action&gt;_rate_unreachable          refuse    admit: a check that cannot reach its entry in time admits
+ * unreachable_retry_after_ms         50        the retry-after of such a refusal
+ * rate_limit_cleanup_interval_ms     300000    janitor pass interval
+ * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
+ * capacity                           100000    entries the table is sized for
+ * file_group_readable                false     create the file 0640 instead of 0600
+ * </pre>
+ *
+ * Stateless.
+ */
+final class ConfigKeys
+{
+    static final String ENABLED = "rate_limit_enabled";
+    static final String CLEANUP_INTERVAL_MS = "rate_limit_cleanup_interval_ms";
+    static final String FILE = "file";
+    static final String CAPACITY = "capacity";
+    static final String GROUP_READABLE = "file_group_readable";
+    static final String UNREACHABLE_RETRY_AFTER_MS = "unreachable_retry_after_ms";
+
+    // The bounds; FloodgateConfig publishes them and says why each is what it is.
+    static final long MAX_LIMIT = (1L << 24) - 1;
+    static final long MAX_WINDOW_MS = 7L * 24 * 3600 * 1000;
+    static final long MAX_CLEANUP_INTERVAL_MS = 24L * 3600 * 1000;
+    static final long MAX_CAPACITY = 50_000_000L;
+    static final long MIN_RECLAIM_GRACE_MS = 2_000L;
+    static final long MAX_UNREACHABLE_RETRY_AFTER_MS = 60_000L;
+
+    static final String WINDOW_EXPECTED = "a whole number of milliseconds from 1 to " + MAX_WINDOW_MS;
+    static final String CLEANUP_EXPECTED = "a whole number of milliseconds from 1 to " + MAX_CLEANUP_INTERVAL_MS;
+    static final String CAPACITY_EXPECTED = "a whole number of entries from 1 to " + MAX_CAPACITY;
+    static final String UNREACHABLE_RETRY_EXPECTED = "a whole number of milliseconds from 1 to " +
+        MAX_UNREACHABLE_RETRY_AFTER_MS;
+
+    private ConfigKeys()
+    {
+    }
+
+    /** See {@link FloodgateConfig#keys()}. */
+    static String[] keys()
+    {
+        final Action[] actions = Action.values();
+        final String[] keys = new String[6 + 4 * actions.length];
+        int i = 0;
+        keys[i++] = ENABLED;
+        for (final Action action : actions)
+        {
+            keys[i++] = limitKey(action);
+            keys[i++] = windowKey(action);
+        }
+        for (final Action action : actions)
+        {
+            keys[i++] = modeKey(action);
+        }
+        for (final Action action : actions)
+        {
+            keys[i++] = unreachableKey(action);
+        }
+        keys[i++] = UNREACHABLE_RETRY_AFTER_MS;
+        keys[i++] = CLEANUP_INTERVAL_MS;
+        keys[i++] = FILE;
+        keys[i++] = CAPACITY;
+        keys[i] = GROUP_READABLE;
+        return keys;
+    }
+
+    static String limitKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_limit";
+    }
+
+    static String windowKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_window_ms";
+    }
+
+    static String modeKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_mode";
+    }
+
+    static String unreachableKey(final Action action)
+    {
+        return action.configPrefix() + "_rate_unreachable";
+    }
+
+    /**
+     * @param key a per-action key.
+     * @return the action it names.
+     * @throws IllegalArgumentException naming the key and every key there is, when it names no action's.
+     */
+    static Action actionOf(final String key)
+    {
+        for (final Action action : Action.values())
+        {
+            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(modeKey(action)) ||
+                key.equals(unreachableKey(action)))
+            {
+                return action;
+            }
+        }
+        throw new IllegalArgumentException("unknown configuration key '" + key + "': expected one of " +
+            String.join(", ", keys()));
+    }
+
+    static String limitExpected(final Action action)
+    {
+        return "a whole number from " + (action.isSecurityControl() ? 1 : 0) + " to " + MAX_LIMIT +
+            (action.isSecurityControl() ? " (a login control cannot be switched off)" : " (0 switches it off)");
+    }
+
+    /** See {@link FloodgateConfig#isExactBucketRate}. */
+    static boolean isExactBucketRate(final long limit, final long windowMs)
+    {
+        return TokenBucket.fits(limit, windowMs);
+    }
+
+    /**
+     * @param names a key to the name its errors use, as the caller's user spells it.
+     * @throws IllegalArgumentException naming the key, the value and what was expected, when {@code action}'s
+     * limit or window is out of range or the token bucket cannot represent their rate exactly.
+     */
+    static void validateLimit(final Action action, final long limit, final long windowMs,
+        final UnaryOperator<String> names)
+    {
+        final long min = action.isSecurityControl() ? 1 : 0;
+        check(limit >= min && limit <= MAX_LIMIT, names.apply(limitKey(action)), limit, limitExpected(action));
+        check(windowMs >= 1 && windowMs <= MAX_WINDOW_MS, names.apply(windowKey(action)), windowMs, WINDOW_EXPECTED);
+        if (limit > 0 && !isExactBucketRate(limit, windowMs))
+        {
+            throw new IllegalArgumentException(names.apply(limitKey(action)) + "=" + limit + " with " +
+                names.apply(windowKey(action)) + "=" + windowMs + ": the token bucket cannot represent this rate " +
+                "exactly; expected limit / gcd(limit, window in ns) at most " +
+                TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
+        }
+    }
+
+    /** @throws IllegalArgumentException naming the key and value of the first setting out of range. */
+    static void validateSettings(final long cleanupIntervalMs, final long reclaimGraceMs,
+        final long unreachableRetryAfterMs, final long capacity)
+    {
+        check(cleanupIntervalMs >= 1 && cleanupIntervalMs <= MAX_CLEANUP_INTERVAL_MS, CLEANUP_INTERVAL_MS,
+            cleanupIntervalMs, CLEANUP_EXPECTED);
+        check(reclaimGraceMs >= MIN_RECLAIM_GRACE_MS && reclaimGraceMs <= MAX_CLEANUP_INTERVAL_MS,
+            "reclaim_grace_ms", reclaimGraceMs, "a whole number of milliseconds from " + MIN_RECLAIM_GRACE_MS +
+            " to " + MAX_CLEANUP_INTERVAL_MS + " (far above the longest a check can take)");
+        check(unreachableRetryAfterMs >= 1 && unreachableRetryAfterMs <= MAX_UNREACHABLE_RETRY_AFTER_MS,
+            UNREACHABLE_RETRY_AFTER_MS, unreachableRetryAfterMs, UNREACHABLE_RETRY_EXPECTED);
+        check(capacity >= 1 && capacity <= MAX_CAPACITY, CAPACITY, capacity, CAPACITY_EXPECTED);
+    }
+
+    private static void check(final boolean ok, final String key, final long value, final String expected)
+    {
+        if (!ok)
+        {
+            throw new IllegalArgumentException(key + "=" + value + ": expected " + expected);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.floodgate.store;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Waiting for a guard word another owner holds ({@link TableGuard}): spin briefly, then back off; about every
+ * millisecond ask the kernel whether the holder lives ({@link SlotLocks#isAlive}), and take a dead holder's
+ * word over by compare-and-set. What a takeover must repair, and the counting, stay with the guard.
+ *
+ * <p>Stateless and thread-safe. Mutual exclusion comes from the compare-and-set alone: a waiter only ever
+ * replaces 0, or an owner word the kernel says is dead, with its own.
+ */
+final class GuardWait
+{
+    /** {@link #acquire}'s answer when the guard was found free and taken. */
+    static final long TAKEN_FREE = 0;
+    /** {@link #acquire}'s answer when a live owner kept the guard for the whole timeout. */
+    static final long TIMED_OUT = -1;
+
+    private static final long LIVENESS_CHECK_NANOS = 1_000_000L;
+
+    private GuardWait()
+    {
+    }
+
+    /**
+     * @param buffer       the memory holding the guard word.
+     * @param offset       the guard word's offset in it.
+     * @param owner        the waiter's owner word.
+     * @param locks        the table's lock file, which says whether a holder lives.
+     * @param timeoutNanos how long to wait for a live holder.
+     * @return {@link #TAKEN_FREE}; the dead holder's owner word when it was taken over (owner words are
+     * positive: the slot byte is at most {@link FileHeader#MAX_PROCESSES}); or {@link #TIMED_OUT}.
+     */
+    static long acquire(final UnsafeBuffer buffer, final int offset, final long owner, final SlotLocks locks,
+        final long timeoutNanos)
+    {
+        final long start = System.nanoTime();
+        long nextLivenessCheck = start + LIVENESS_CHECK_NANOS / 10;
+        int spins = 0;
+        while (true)
+        {
+            final long holder = buffer.getLongVolatile(offset);
+            if (holder == 0 && buffer.compareAndSetLong(offset, 0, owner))
+            {
+                return TAKEN_FREE;
+            }
+            final long now = System.nanoTime();
+            if (holder != 0 && holder != owner && now - nextLivenessCheck >= 0)
+            {
+                nextLivenessCheck = now + LIVENESS_CHECK_NANOS;
+                if (!locks.isAlive(holder) && buffer.compareAndSetLong(offset, holder, owner))
+                {
+                    return holder;
+                }
+            }
+            if (now - start >= timeoutNanos)
+            {
+                return TIMED_OUT;
+            }
+            if (++spins < 100)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                // a guard held past the first microseconds is held by a slow or stopped process: back off, from
+                // 20 us to 1 ms, so waiters do not take the CPU its holder needs to finish
+                LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(6, (spins - 100) / 16)));
+            }
+        }
+    }
+}

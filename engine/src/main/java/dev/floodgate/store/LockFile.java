@@ -1,0 +1,305 @@
+package dev.floodgate.store;
+
+import dev.floodgate.FloodgateFileException;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The JVM's one channel on a lock file, its mapping, and the {@code fcntl} (POSIX record) locks taken through
+ * it, one byte each. What the bytes and words mean is {@link SlotLocks}'s business.
+ *
+ * <p>POSIX locks belong to the process, and closing <em>any</em> descriptor of the file drops all of them. So
+ * every user in the JVM shares one instance ({@link #acquire}), whose channel closes only with its last user and
+ * never while a byte lock is held through it. Opened read-only first, it is upgraded in place when a writer
+ * arrives: a reader holds no exclusive lock, so swapping channels drops none.
+ *
+ * <p>Thread-safe. A {@link #isLocked} answer is a moment's truth.
+ */
+final class LockFile
+{
+    /** The file's length: 1 KiB, mapped whole. */
+    static final int LENGTH = 1024;
+
+    private static final Map<Path, LockFile> OPEN = new HashMap<>(); // guarded by OPEN
+
+    private final Path path;
+    private final Map<Long, FileLock> held = new HashMap<>(); // guarded by this
+    private FileChannel channel; // guarded by this
+    private boolean writable; // guarded by this
+    private volatile UnsafeBuffer words;
+    private int users; // guarded by OPEN
+
+    private LockFile(final Path path, final FileChannel channel, final boolean writable)
+    {
+        this.path = path;
+        this.channel = channel;
+        this.writable = writable;
+        this.words = map(path, channel, writable);
+    }
+
+    /**
+     * @param path          the lock file, absolute.
+     * @param groupReadable the permission choice applied to a new file.
+     * @return the JVM's shared handle, writable, created when absent; {@link #release} it once.
+     * @throws FloodgateFileException when it cannot be created or opened for writing.
+     */
+    static LockFile acquire(final Path path, final boolean groupReadable)
+    {
+        synchronized (OPEN)
+        {
+            LockFile file = OPEN.get(path);
+            if (file == null)
+            {
+                file = new LockFile(path, openWritable(path, groupReadable), true);
+                OPEN.put(path, file);
+            }
+            else
+            {
+                file.upgrade(groupReadable);
+            }
+            file.users++;
+            return file;
+        }
+    }
+
+    /**
+     * @param path the lock file, absolute.
+     * @return the JVM's shared handle, never creating or writing the file; null when there is no such file.
+     * @throws FloodgateFileException when it exists but cannot be read.
+     */
+    static LockFile acquireReadOnly(final Path path)
+    {
+        synchronized (OPEN)
+        {
+            LockFile file = OPEN.get(path);
+            if (file == null)
+            {
+                final FileChannel channel;
+                try
+                {
+                    channel = FileChannel.open(path, StandardOpenOption.READ);
+                }
+                catch (final NoSuchFileException absent)
+                {
+                    return null;
+                }
+                catch (final IOException ex)
+                {
+                    throw new FloodgateFileException(path, "cannot be read: " + ex.getMessage(), ex);
+                }
+                file = new LockFile(path, channel, false);
+                OPEN.put(path, file);
+            }
+            file.users++;
+            return file;
+        }
+    }
+
+    /** Drops this user's hold; the channel closes with the last user, and never while a byte lock is held. */
+    void release()
+    {
+        synchronized (OPEN)
+        {
+            if (--users > 0)
+            {
+                return;
+            }
+            synchronized (this)
+            {
+                if (!held.isEmpty())
+                {
+                    users = 0; // byte locks outlive their users only through a bug; keep them rather than drop
+                    return;
+                }
+            }
+            OPEN.remove(path);
+            closeChannel();
+        }
+    }
+
+    Path path()
+    {
+        return path;
+    }
+
+    /** @return the whole file, mapped; read-only unless a writer acquired it. */
+    UnsafeBuffer words()
+    {
+        return words;
+    }
+
+    /**
+     * Takes the exclusive lock on byte {@code position} for this process, without waiting.
+     *
+     * @param position a byte of the file.
+     * @return true when this process now holds it; false when another process (or user here) does.
+     */
+    synchronized boolean tryLock(final long position)
+    {
+        if (held.containsKey(position))
+        {
+            return false;
+        }
+        try
+        {
+            final FileLock lock = channel.tryLock(position, 1, false);
+            if (lock == null)
+            {
+                return false;
+            }
+            held.put(position, lock);
+            return true;
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            return false;
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(path, "cannot be locked: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** @param position a byte this process locked with {@link #tryLock}; its lock is dropped. */
+    synchronized void unlock(final long position)
+    {
+        final FileLock lock = held.remove(position);
+        if (lock != null)
+        {
+            try
+            {
+                lock.release();
+            }
+            catch (final IOException ex)
+            {
+                throw new FloodgateFileException(path, "cannot be unlocked: " + ex.getMessage(), ex);
+            }
+        }
+    }
+
+    /**
+     * @param position a byte of the file.
+     * @return true when a live process (this one included) holds its exclusive lock: a shared lock is refused.
+     */
+    synchronized boolean isLocked(final long position)
+    {
+        if (held.containsKey(position))
+        {
+            return true;
+        }
+        try
+        {
+            final FileLock probe = channel.tryLock(position, 1, true);
+            if (probe == null)
+            {
+                return true;
+            }
+            probe.release();
+            return false;
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            return true; // another user in this JVM holds it
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(path, "cannot be locked: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Runs {@code action} holding byte {@code position}'s exclusive lock, waiting for it: exclusive among every
+     * process and, through this instance's monitor, every thread.
+     *
+     * @throws IOException from the action or the lock.
+     */
+    synchronized void underLock(final long position, final IoAction action) throws IOException
+    {
+        try (FileLock ignored = channel.lock(position, 1, false))
+        {
+            action.run();
+        }
+    }
+
+    private synchronized void upgrade(final boolean groupReadable)
+    {
+        if (!writable)
+        {
+            final FileChannel fresh = openWritable(path, groupReadable);
+            final UnsafeBuffer mapped = map(path, fresh, true);
+            closeChannel();
+            channel = fresh;
+            words = mapped;
+            writable = true;
+        }
+    }
+
+    private synchronized void closeChannel()
+    {
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ignored)
+        {
+            // nothing was held through it
+        }
+    }
+
+    private static FileChannel openWritable(final Path path, final boolean groupReadable)
+    {
+        try
+        {
+            try
+            {
+                Files.createFile(path, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
+            }
+            catch (final FileAlreadyExistsException exists)
+            {
+                // another process made it first
+            }
+            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(path, "cannot be opened for writing: " + ex.getMessage() +
+                " (every process that checks limits needs write access to the table and its lock file)", ex);
+        }
+    }
+
+    private static UnsafeBuffer map(final Path path, final FileChannel channel, final boolean writable)
+    {
+        try
+        {
+            if (writable && channel.size() < LENGTH)
+            {
+                channel.write(ByteBuffer.allocate(1), LENGTH - 1); // past every word: a racing creator clobbers none
+            }
+            if (channel.size() < LENGTH)
+            {
+                throw new FloodgateFileException(path, "is " + channel.size() + " bytes, a lock file has " + LENGTH,
+                    null);
+            }
+            return new UnsafeBuffer(channel.map(writable ? FileChannel.MapMode.READ_WRITE :
+                FileChannel.MapMode.READ_ONLY, 0, LENGTH));
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(path, "cannot be mapped: " + ex.getMessage(), ex);
+        }
+    }
+}
