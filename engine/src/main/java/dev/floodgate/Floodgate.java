@@ -1,23 +1,14 @@
 package dev.floodgate;
 
-import dev.floodgate.door.CheckCounters;
 import dev.floodgate.door.CheckResult;
 import dev.floodgate.door.Doors;
 import dev.floodgate.reader.FloodgateReader;
-import dev.floodgate.store.Entry;
-import dev.floodgate.store.CounterRegion;
-import dev.floodgate.store.PolicyRegion;
-import dev.floodgate.store.QuotaTable;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Base64;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 
 /**
  * Rate limits shared by every JVM on the host that opens the same file.
@@ -52,48 +43,20 @@ public final class Floodgate implements AutoCloseable
     /** System property equivalent of {@link #POLICY_ENV}. */
     public static final String POLICY_PROPERTY = "floodgate.policy";
 
-    /** Unmaps a table when its {@code Floodgate} is unreachable: no check can be running then. */
-    private static final Cleaner UNMAPPER = Cleaner.create(runnable ->
-    {
-        final Thread thread = new Thread(runnable, "floodgate-unmapper");
-        thread.setDaemon(true);
-        return thread;
-    });
-
-    static
-    {
-        if (System.getProperty("chronicle.analytics.disable") == null)
-        {
-            System.setProperty("chronicle.analytics.disable", "true"); // never phone home from a broker
-        }
-    }
-
     private final FloodgateConfig config;
+    /** False: every check is admitted without a look at the file, open or closed. */
     private final boolean enabled;
-    private final QuotaTable table;
+    private final Attachment attachment;
+    /** The attachment's, held here too: a check reaches the doors in one load. */
     private final Doors doors;
-    private final CounterRegion counterRegion;
-    private final BackgroundAgent agent;
     private volatile boolean closed;
 
-    private Floodgate(final FloodgateConfig config, final QuotaTable table)
+    private Floodgate(final FloodgateConfig config, final boolean adopting)
     {
         this.config = config;
-        this.table = table;
         this.enabled = config.enabled();
-        this.counterRegion = new CounterRegion(table.header());
-        final CheckCounters counters = new CheckCounters(Action.values().length);
-        this.agent = new BackgroundAgent(this, config, table, counters, counterRegion);
-        final long[] unreachable = new long[Action.values().length];
-        for (final Action action : Action.values())
-        {
-            unreachable[action.ordinal()] = config.admitsWhenUnreachable(action) ? ADMITTED :
-                config.unreachableRetryAfterMs();
-        }
-        this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
-            agent::requestEmergencyCleanup, unreachable);
-        agent.startJanitor(doors::policy);
-        UNMAPPER.register(this, table::close); // the action holds the table, never this
+        this.attachment = Attachment.open(this, config, adopting);
+        this.doors = attachment.doors();
     }
 
     /**
@@ -106,18 +69,7 @@ public final class Floodgate implements AutoCloseable
      */
     public static Floodgate open(final FloodgateConfig config)
     {
-        Objects.requireNonNull(config, "config");
-        final QuotaTable table = mapTable(config);
-        try
-        {
-            PolicyPublisher.publishOrAdopt(table, config);
-            return new Floodgate(config, table);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            table.close();
-            throw ex;
-        }
+        return new Floodgate(Objects.requireNonNull(config, "config"), false);
     }
 
     /**
@@ -131,11 +83,7 @@ public final class Floodgate implements AutoCloseable
      */
     public static int createFile(final FloodgateConfig config)
     {
-        Objects.requireNonNull(config, "config");
-        try (QuotaTable table = mapTable(config))
-        {
-            return table.shards();
-        }
+        return Attachment.createFile(Objects.requireNonNull(config, "config"));
     }
 
     /**
@@ -146,27 +94,11 @@ public final class Floodgate implements AutoCloseable
      *
      * @param config the file and capacity; its limits, windows and modes are ignored.
      * @return an open instance; close it to detach.
-     * @throws FloodgateFileException naming the file and why it cannot be used, including a
-     *                                                    file that has no policy yet.
+     * @throws FloodgateFileException naming the file and why it cannot be used, including a file with no policy yet.
      */
     public static Floodgate openAdopting(final FloodgateConfig config)
     {
-        Objects.requireNonNull(config, "config");
-        final QuotaTable table = mapTable(config);
-        try
-        {
-            if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)
-            {
-                throw new FloodgateFileException(config.file(), "has no policy yet (the " +
-                    "first JVM to open it publishes one); try again once a broker has opened it", null);
-            }
-            return new Floodgate(config, table);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            table.close();
-            throw ex;
-        }
+        return new Floodgate(Objects.requireNonNull(config, "config"), true);
     }
 
     /**
@@ -196,16 +128,10 @@ public final class Floodgate implements AutoCloseable
      */
     public long checkLimit(final CharSequence identifier, final Action action, final long cost)
     {
-        Objects.requireNonNull(identifier, "identifier");
-        Charge.requireCost(cost);
-        if (!enabled)
-        {
-            return ADMITTED;
-        }
-        ensureOpen();
+        Arguments.requireCheck(identifier, cost);
         try
         {
-            return doors.checkBucket(identifier, action, cost);
+            return enabled ? openDoors().checkBucket(identifier, action, cost) : ADMITTED;
         }
         finally
         {
@@ -239,16 +165,10 @@ public final class Floodgate implements AutoCloseable
      */
     public long checkLimitInCaller(final CharSequence identifier, final Action action, final long cost)
     {
-        Objects.requireNonNull(identifier, "identifier");
-        Charge.requireCost(cost);
-        if (!enabled)
-        {
-            return ADMITTED;
-        }
-        ensureOpen();
+        Arguments.requireCheck(identifier, cost);
         try
         {
-            return doors.checkWindow(identifier, action, cost);
+            return enabled ? openDoors().checkWindow(identifier, action, cost) : ADMITTED;
         }
         finally
         {
@@ -266,23 +186,10 @@ public final class Floodgate implements AutoCloseable
      */
     public long charge(final List<Charge> charges)
     {
-        Objects.requireNonNull(charges, "charges");
-        if (charges.isEmpty())
-        {
-            throw new IllegalArgumentException("charges is empty: expected at least one");
-        }
-        for (final Charge charge : charges)
-        {
-            requireIdentifier(charge.identifier());
-        }
-        if (!enabled)
-        {
-            return ADMITTED;
-        }
-        ensureOpen();
+        Arguments.requireCharges(charges);
         try
         {
-            return doors.charge(charges);
+            return enabled ? openDoors().charge(charges) : ADMITTED;
         }
         finally
         {
@@ -290,9 +197,7 @@ public final class Floodgate implements AutoCloseable
         }
     }
 
-    /**
-     * @return the policy every JVM mapping the file enforces now.
-     */
+    /** @return the policy every JVM mapping the file enforces now. */
     public FloodgatePolicy policy()
     {
         ensureOpen();
@@ -302,8 +207,7 @@ public final class Floodgate implements AutoCloseable
     /**
      * Publishes {@code newConfig}'s limits, windows and modes as the node's policy: every JVM mapping the file
      * enforces it from its next check (a window's change from the window boundary after publication; see
-     * the policy planner). Other settings of {@code newConfig} (file, capacity, janitor)
-     * are ignored.
+     * the policy planner). Other settings of {@code newConfig} (file, capacity, janitor) are ignored.
      *
      * @param newConfig the configuration to take the policy from.
      * @return the published policy.
@@ -312,7 +216,7 @@ public final class Floodgate implements AutoCloseable
     {
         ensureOpen();
         Objects.requireNonNull(newConfig, "newConfig");
-        PolicyPublisher.publish(table, newConfig, config.ticker(), false);
+        PolicyPublisher.publish(attachment.table(), newConfig, config.ticker(), false);
         return policy();
     }
 
@@ -338,9 +242,8 @@ public final class Floodgate implements AutoCloseable
     public List<String> resetEntries(final CharSequence identifier, final Action action)
     {
         ensureOpen();
-        requireIdentifier(identifier);
-        Objects.requireNonNull(action, "action");
-        return TableAdmin.reset(table, config.ticker(), identifier, action);
+        Arguments.requireKey(identifier, action);
+        return TableAdmin.reset(attachment.table(), config.ticker(), identifier, action);
     }
 
     /**
@@ -351,9 +254,8 @@ public final class Floodgate implements AutoCloseable
     public long blockedCount(final CharSequence identifier, final Action action)
     {
         ensureOpen();
-        requireIdentifier(identifier);
-        Objects.requireNonNull(action, "action");
-        return table.readValue(Entry.KIND_BLOCKED, action, identifier, Entry::blockedCountVolatile, 0);
+        Arguments.requireKey(identifier, action);
+        return TableAdmin.blockedCount(attachment.table(), identifier, action);
     }
 
     /**
@@ -364,12 +266,8 @@ public final class Floodgate implements AutoCloseable
     public List<BlockedEntry> topBlocked(final Action action, final int n)
     {
         ensureOpen();
-        Objects.requireNonNull(action, "action");
-        if (n < 0)
-        {
-            throw new IllegalArgumentException("n=" + n + ": expected 0 or more");
-        }
-        return TableAdmin.topBlocked(table.file(), action, n);
+        Arguments.requireTop(action, n);
+        return TableAdmin.topBlocked(attachment.table().file(), action, n);
     }
 
     /**
@@ -379,7 +277,7 @@ public final class Floodgate implements AutoCloseable
     public Stats stats()
     {
         ensureOpen();
-        return TableAdmin.stats(table, checks());
+        return TableAdmin.stats(attachment.table(), checks());
     }
 
     /**
@@ -392,8 +290,7 @@ public final class Floodgate implements AutoCloseable
     public Map<Action, Stats.Checks> checks()
     {
         ensureOpen();
-        agent.flushCounters();
-        return counterRegion.checksVolatile();
+        return attachment.checks();
     }
 
     /**
@@ -405,7 +302,7 @@ public final class Floodgate implements AutoCloseable
     public int cleanup()
     {
         ensureOpen();
-        return agent.cleanupNow();
+        return attachment.cleanup();
     }
 
     /**
@@ -415,17 +312,7 @@ public final class Floodgate implements AutoCloseable
      */
     public static String sessionDigest(final CharSequence token)
     {
-        Objects.requireNonNull(token, "token");
-        try
-        {
-            final byte[] digest = MessageDigest.getInstance("SHA-256")
-                .digest(token.toString().getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(java.util.Arrays.copyOf(digest, 16));
-        }
-        catch (final NoSuchAlgorithmException ex)
-        {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
-        }
+        return SessionDigest.of(token);
     }
 
     /** @return the configuration this instance was opened with. */
@@ -438,7 +325,7 @@ public final class Floodgate implements AutoCloseable
     public int shards()
     {
         ensureOpen();
-        return table.shards();
+        return attachment.table().shards();
     }
 
     /**
@@ -462,37 +349,21 @@ public final class Floodgate implements AutoCloseable
             }
             closed = true;
         }
-        agent.close();
-        table.detach();
+        attachment.detach();
     }
 
-    /** Maps the configured file for writing, creating or replacing it as {@link #open} says. */
-    private static QuotaTable mapTable(final FloodgateConfig config)
+    /** @return the doors, after {@link #ensureOpen}. */
+    private Doors openDoors()
     {
-        return QuotaTable.open(config.file(), config.capacity(), Runtime.getRuntime().availableProcessors(),
-            config.groupReadable(), config.ticker().nanos());
+        ensureOpen();
+        return doors;
     }
 
     private void ensureOpen()
     {
         if (closed)
         {
-            throw closedError();
+            throw new IllegalStateException("Floodgate on " + config.file() + " is closed");
         }
     }
-
-    private IllegalStateException closedError()
-    {
-        return new IllegalStateException("Floodgate on " + config.file() + " is closed");
-    }
-
-    private static void requireIdentifier(final CharSequence identifier)
-    {
-        Objects.requireNonNull(identifier, "identifier");
-        if (identifier.length() == 0)
-        {
-            throw new IllegalArgumentException("identifier is empty: expected at least one character");
-        }
-    }
-
 }

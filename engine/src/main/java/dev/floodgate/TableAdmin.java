@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The facade's operations on the table as a whole, for operators and dashboards rather than for checks: reset,
- * the most-refused identifiers and the summary. Reads go through {@link FloodgateReader}, without the table
- * guard or any lock, so they never delay a check. Stateless.
+ * The facade's operations for operators and dashboards rather than for checks: reset, an identifier's refusals,
+ * the most-refused identifiers and the summary. The ranking and the summary read through {@link FloodgateReader},
+ * without the table guard or any lock, so they never delay a check. Stateless.
  */
 final class TableAdmin
 {
@@ -62,6 +62,12 @@ final class TableAdmin
             assert outcome >= 0;
         }
         return removed;
+    }
+
+    /** See {@link Floodgate#blockedCount}. Under the segment's guard and read lock. */
+    static long blockedCount(final QuotaTable table, final CharSequence identifier, final Action action)
+    {
+        return table.readValue(Entry.KIND_BLOCKED, action, identifier, Entry::blockedCountVolatile, 0);
     }
 
     /** See {@link Floodgate#topBlocked}. */

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * Multi-quota charges, all or nothing (e.g. the records and the bytes of one produce): each quota is claimed in
- * list order through the doors' own claims and, when one is refused, the ones already claimed are given back.
+ * list order through the doors' own claims ({@link BucketDoor#claim}, {@link WindowDoor#claim}) after the
+ * prelude's verdict ({@link Doors#verdict}) and, when one is refused, the ones already claimed are given back.
  * A quota of an action in shadow mode never fails the whole. Each charge counts as one check of its action,
  * with the outcome of the whole; a charge of an action off at that moment is admitted and not counted. All
  * quotas are claimed under one policy snapshot, and the policy generation is loaded again before anything is
@@ -22,7 +23,7 @@ final class Charges
     }
 
     /**
-     * @param doors   the doors whose claims, counters and policy the charge uses.
+     * @param doors   the shared state and prelude: policy, slots, counting.
      * @param charges the quotas.
      * @return {@link CheckResult#ADMITTED}, or the refusing charge's result.
      */
@@ -38,11 +39,9 @@ final class Charges
             }
         }
         long refusal = CheckResult.ADMITTED;
-        final PolicySnapshot policy = doors.policy();
         for (final Charge c : charges)
         {
-            final ActionRule rule = policy.rule(c.action());
-            final long result = doors.unavailable(c.action(), rule);
+            final long result = doors.unavailable(c.action());
             refusal = refusal == CheckResult.ADMITTED ? result : refusal;
         }
         return refusal;
@@ -86,37 +85,32 @@ final class Charges
             charging.slots[i] = null;
             charging.results[i] = CheckResult.ADMITTED;
             charging.nows[i] = c.bucket() ? doors.ticker.nanos() : doors.clock.nanos();
-            charging.off[i] = c.bucket() ? rule.isOff() :
-                rule.cursor(Math.floorDiv(charging.nows[i], 1_000_000L)).regime().limit() == 0;
+            final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
+            final int verdict = Doors.verdict(c.bucket() ? rule.limit : rule.cursor(nowMs).regime().limit(),
+                c.cost());
+            charging.off[i] = verdict == Doors.OFF;
             if (charging.off[i] || charging.refused >= 0 || stale)
             {
                 continue; // off, or after the refusal: only the off-ness is needed, to leave it uncounted
             }
             final int hash = QuotaCache.hash(c.identifier());
-            final int kindAction = (c.bucket() ? Doors.BUCKET : Doors.WINDOW) | c.action().ordinal();
-            final int index = doors.cache.index(hash, kindAction);
             final long result;
-            if (c.bucket())
+            if (verdict == Doors.OVER)
             {
-                final long claimed = c.cost() > rule.limit ? CheckResult.NEVER :
-                    doors.claimBucket(c.identifier(), hash, kindAction, c.action(), rule, c.cost(), charging.slots,
-                        i);
-                result = claimed == Doors.UNREACHABLE ? doors.unavailableResult(c.action(), rule) : claimed;
+                result = CheckResult.NEVER;
+            }
+            else if (c.bucket())
+            {
+                final long claimed = BucketDoor.claim(doors, c.identifier(), hash, c.action(), rule, c.cost(),
+                    charging.slots, i);
+                result = claimed == BucketDoor.UNREACHABLE ? doors.unavailableResult(c.action()) : claimed;
             }
             else
             {
-                final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
                 final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
-                if (c.cost() > cursor.regime().limit())
-                {
-                    result = CheckResult.NEVER;
-                }
-                else
-                {
-                    result = chargeWindow(doors, c, hash, kindAction, index, policy, rule, cursor.number(),
-                        Math.max(1, cursor.endMs() - nowMs), charging, i);
-                    stale = result == STALE_CHARGE;
-                }
+                result = chargeWindow(doors, c, hash, policy, rule, cursor.number(),
+                    Math.max(1, cursor.endMs() - nowMs), charging, i);
+                stale = result == STALE_CHARGE;
             }
             charging.results[i] = result;
             if (result != CheckResult.ADMITTED && !stale && !rule.shadow)
@@ -135,35 +129,29 @@ final class Charges
     /** Returned by {@link #chargeWindow} when the policy changed under its claim. */
     private static final long STALE_CHARGE = Long.MIN_VALUE;
 
-    private static long chargeWindow(final Doors doors, final Charge c, final int hash, final int kindAction,
-        final int index, final PolicySnapshot policy, final ActionRule rule, final long number,
-        final long retryAfterMs, final Charging charging, final int i)
+    private static long chargeWindow(final Doors doors, final Charge c, final int hash, final PolicySnapshot policy,
+        final ActionRule rule, final long number, final long retryAfterMs, final Charging charging, final int i)
     {
         final long[] receipts = charging.receipts[i] == null ? new long[doors.shards] : charging.receipts[i];
         charging.receipts[i] = receipts;
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
-            final QuotaSlot slot = doors.windowSlot(c.identifier(), hash, kindAction, c.action(), rule, index);
-            if (slot == null)
-            {
-                return doors.unavailableResult(c.action(), rule);
-            }
-            final int claimed = WindowClaim.claim(slot.entry, slot.generation, doors.policyRegion,
-                policy.generation(), rule, number, c.cost(), receipts, true);
-            switch (claimed)
+            switch (WindowDoor.claim(doors, c.identifier(), hash, c.action(), policy.generation(), rule, number,
+                c.cost(), receipts, true, charging.slots, i))
             {
                 case WindowClaim.ADMITTED:
-                    charging.slots[i] = slot;
                     return CheckResult.ADMITTED;
                 case WindowClaim.REFUSED:
                     return retryAfterMs;
                 case WindowClaim.STALE_POLICY:
                     return STALE_CHARGE;
+                case WindowDoor.UNREACHABLE:
+                    return doors.unavailableResult(c.action());
                 default:
                     break; // STALE_ENTRY: resolve again
             }
         }
-        return doors.unavailableResult(c.action(), rule);
+        return doors.unavailableResult(c.action());
     }
 
     private static void giveBackAll(final Doors doors, final List<Charge> charges, final Charging charging)
@@ -208,12 +196,8 @@ final class Charges
             final long result = charging.results[i];
             if (result != CheckResult.ADMITTED && (refused < 0 || i <= refused))
             {
-                doors.recordRefusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(), charging.nows[i]);
-                if (result == CheckResult.NEVER)
-                {
-                    doors.counters.increment(a, CounterRegion.NEVER);
-                }
-                if (doors.shadowed(a, policy.rule(c.action())))
+                if (doors.refusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(),
+                    policy.rule(c.action()), result, charging.nows[i]))
                 {
                     continue; // a shadow quota never fails the whole
                 }

@@ -42,7 +42,7 @@ public final class EntryArithmetic
 
     /**
      * A bucket's state. The TAT word is in the entry's units; when the policy's bucket version is newer, the
-     * next check converts the word first ({@link Doors}), so this converts it the same way (without writing).
+     * next check converts the word first ({@link BucketDoor}), so this converts it the same way (without writing).
      *
      * @param entryLimit        the limit of the entry's units.
      * @param entryWindowMs     the window of the entry's units.
@@ -66,7 +66,7 @@ public final class EntryArithmetic
         {
             final TokenBucket to = new TokenBucket(block.limit(), block.windowMs());
             long word = from.convert(tat, nowNanos, to);
-            word = word == tat ? word + 1 : word; // as Doors.upgrade does
+            word = word == tat ? word + 1 : word; // as SlotResolver.upgrade does
             return new Bucket(to.available(word, nowNanos), block.limit(), to.nanosToNextToken(word, nowNanos));
         }
         return new Bucket(from.available(tat, nowNanos), entryLimit, from.nanosToNextToken(tat, nowNanos));

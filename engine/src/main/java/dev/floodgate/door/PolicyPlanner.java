@@ -6,7 +6,7 @@ import dev.floodgate.store.PolicyRegion;
  * Computes the blocks a publish writes: what changes for each action, and from when.
  *
  * <p>The bucket changes at once: the block's version becomes the new generation, and the first check of
- * each bucket that sees it converts the bucket's debt to the new units (see {@link Doors}).
+ * each bucket that sees it converts the bucket's debt to the new units (see {@link BucketDoor}).
  *
  * <p>The window door changes at a window boundary. A block holds the current regime C (from its epoch E0 on)
  * and the previous regime P (before E0). With the publisher's clock at {@code now}, a change of limit or
@@ -24,7 +24,7 @@ import dev.floodgate.store.PolicyRegion;
  * between reading its clock and flipping the generation, or a check's clock runs a little ahead.
  *
  * <p>No margin before the epoch is needed: a check that claimed under a generation that is no longer current
- * when it re-reads it gives its claim back and checks again under the new one (see {@link Doors}), so what a
+ * when it re-reads it gives its claim back and checks again under the new one (see {@link WindowDoor}), so what a
  * check admits never depends on how long ago the publish was.
  *
  * <p>How far numbers can go: shard words keep a window number's low 40 bits and compare them by 40-bit

@@ -97,11 +97,11 @@ class EntryReuseTest
     void shouldWriteNothingWhenARefusalCountResumesOnReusedMemory()
     {
         entry.publishGenerationVolatile(GENERATION);
-        assertTrue(Doors.addRefusal(entry, GENERATION, 2, NOW + 5_000_000_000L), "the premise: counted while live");
+        assertTrue(BlockedCounter.addRefusal(entry, GENERATION, 2, NOW + 5_000_000_000L), "the premise: counted while live");
         assertEquals(1, entry.blockedCountVolatile());
         reclaimAndReuse();
         final byte[] before = memory.clone();
-        assertFalse(Doors.addRefusal(entry, GENERATION, 2, NOW + 10_000_000_000L));
+        assertFalse(BlockedCounter.addRefusal(entry, GENERATION, 2, NOW + 10_000_000_000L));
         assertArrayEquals(before, memory, "neither the count nor the touch time");
     }
 

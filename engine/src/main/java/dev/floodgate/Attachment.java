@@ -1,0 +1,139 @@
+package dev.floodgate;
+
+import dev.floodgate.door.CheckCounters;
+import dev.floodgate.door.Doors;
+import dev.floodgate.store.CounterRegion;
+import dev.floodgate.store.PolicyRegion;
+import dev.floodgate.store.QuotaTable;
+
+import java.lang.ref.Cleaner;
+import java.util.Map;
+
+/**
+ * One {@link Floodgate}'s hold on its file, from mapping to detaching: maps the table (creating or replacing
+ * it), publishes or adopts the policy, wires the doors to this process's check counters and its
+ * {@link BackgroundAgent}, and has the file unmapped once the owning {@code Floodgate} is unreachable. A failed
+ * attachment closes what it mapped. Thread-safe: its parts are; {@link #detach} runs once (the owner's close).
+ */
+final class Attachment
+{
+    /** Unmaps a table when its {@code Floodgate} is unreachable: no check can be running then. */
+    private static final Cleaner UNMAPPER = Cleaner.create(runnable ->
+    {
+        final Thread thread = new Thread(runnable, "floodgate-unmapper");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    static
+    {
+        // before the first Chronicle class loads, which mapping a table does
+        if (System.getProperty("chronicle.analytics.disable") == null)
+        {
+            System.setProperty("chronicle.analytics.disable", "true"); // never phone home from a broker
+        }
+    }
+
+    private final QuotaTable table;
+    private final Doors doors;
+    private final CounterRegion counterRegion;
+    private final BackgroundAgent agent;
+
+    private Attachment(final Object owner, final FloodgateConfig config, final QuotaTable table)
+    {
+        this.table = table;
+        this.counterRegion = new CounterRegion(table.header());
+        final CheckCounters counters = new CheckCounters(Action.values().length);
+        this.agent = new BackgroundAgent(owner, config, table, counters, counterRegion);
+        final long[] unreachable = new long[Action.values().length];
+        for (final Action action : Action.values())
+        {
+            unreachable[action.ordinal()] = config.admitsWhenUnreachable(action) ? Floodgate.ADMITTED :
+                config.unreachableRetryAfterMs();
+        }
+        this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
+            agent::requestEmergencyCleanup, unreachable);
+        agent.startJanitor(doors::policy);
+        UNMAPPER.register(owner, table::close); // the action holds the table, never the owner
+    }
+
+    /**
+     * Maps the configured file and attaches {@code owner} to it.
+     *
+     * @param owner    the {@code Floodgate}: the file stays mapped while it is reachable.
+     * @param adopting false: publish or adopt as {@link Floodgate#open} says; true: adopt the file's policy,
+     *                 refusing a file that has none ({@link Floodgate#openAdopting}).
+     * @throws FloodgateFileException naming the file and why it cannot be used.
+     */
+    static Attachment open(final Object owner, final FloodgateConfig config, final boolean adopting)
+    {
+        final QuotaTable table = map(config);
+        try
+        {
+            if (!adopting)
+            {
+                PolicyPublisher.publishOrAdopt(table, config);
+            }
+            else if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)
+            {
+                throw new FloodgateFileException(config.file(), "has no policy yet (the " +
+                    "first JVM to open it publishes one); try again once a broker has opened it", null);
+            }
+            return new Attachment(owner, config, table);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            table.close();
+            throw ex;
+        }
+    }
+
+    /** See {@link Floodgate#createFile}. @return the shard count fixed in the file. */
+    static int createFile(final FloodgateConfig config)
+    {
+        try (QuotaTable table = map(config))
+        {
+            return table.shards();
+        }
+    }
+
+    /** Maps the configured file for writing, creating or replacing it as {@link Floodgate#open} says. */
+    private static QuotaTable map(final FloodgateConfig config)
+    {
+        return QuotaTable.open(config.file(), config.capacity(), Runtime.getRuntime().availableProcessors(),
+            config.groupReadable(), config.ticker().nanos());
+    }
+
+    QuotaTable table()
+    {
+        return table;
+    }
+
+    Doors doors()
+    {
+        return doors;
+    }
+
+    /** @return every process's check counters, this process's own flushed first. See {@link Floodgate#checks}. */
+    Map<Action, Stats.Checks> checks()
+    {
+        agent.flushCounters();
+        return counterRegion.checksVolatile();
+    }
+
+    /** @return entries reaped by a janitor pass run now, on the caller's thread. */
+    int cleanup()
+    {
+        return agent.cleanupNow();
+    }
+
+    /**
+     * Stops the background threads, folds this process's counts into the file, leaves the registry and waits
+     * for table operations in flight. Leaves the file mapped: the cleaner unmaps it. Once only.
+     */
+    void detach()
+    {
+        agent.close();
+        table.detach();
+    }
+}

@@ -1,0 +1,99 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+import dev.floodgate.store.Entry;
+
+/**
+ * Door 1, the exact token bucket: a check, and the claim it shares with {@link Charges}. The prelude and the
+ * counting are the {@link Doors}'.
+ *
+ * <p><b>Bucket units across a policy change.</b> A bucket's TAT word is in units of its limit and window. The
+ * entry records which (limit, window, version); the first check that finds the entry's version older than
+ * its policy's converts the word under the segment's update lock ({@link BucketConversion}): a new entry
+ * generation first, then the word frozen with a side record, the new units, the converted word (never equal
+ * to the old one), the version; a process killed at any step leaves a state the next locker finishes or undoes.
+ * A check in any process, on either policy, reads the TAT word and then the generation before its
+ * compare-and-set
+ * ({@link TokenBucket#tryAcquire(Entry, dev.floodgate.Ticker, long, long)}):
+ * if it read the frozen or converted word it sees the new generation and resolves again; if it read the old
+ * word its compare-and-set either lands first (and its token is converted with the debt) or fails. So no
+ * check applies one policy's units to the other's word, and the tokens already spent carry over.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class BucketDoor
+{
+    static final int KIND = Entry.KIND_BUCKET << 8;
+    /** Returned by {@link #claim} when the entry could not be had: the unreachable rule answers. */
+    static final long UNREACHABLE = -1;
+    /** Claims of one check when a conversion swaps the word under it, before it degrades. */
+    private static final int CLAIMS = 3;
+
+    private BucketDoor()
+    {
+    }
+
+    /**
+     * @param doors      the shared state and prelude.
+     * @param identifier who.
+     * @param action     what.
+     * @param cost       tokens, at least 1.
+     * @return {@link CheckResult#ADMITTED}, the retry-after in milliseconds, or {@link CheckResult#NEVER}.
+     */
+    static long check(final Doors doors, final CharSequence identifier, final Action action, final long cost)
+    {
+        final ActionRule rule = doors.policy().rule(action);
+        final int verdict = Doors.verdict(rule.limit, cost);
+        if (verdict == Doors.OFF)
+        {
+            return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
+        }
+        final int hash = QuotaCache.hash(identifier);
+        if (verdict == Doors.OVER)
+        {
+            return doors.never(identifier, hash, action, rule);
+        }
+        final long now = doors.clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
+        final long result = claim(doors, identifier, hash, action, rule, cost, null, 0);
+        if (result == UNREACHABLE)
+        {
+            return doors.unavailable(action);
+        }
+        return doors.outcome(identifier, hash, action, rule, result, now);
+    }
+
+    /**
+     * The claim, shared by a check and a charge: takes the slot from the prelude (resolved when it is missing,
+     * evicted, tombstoned or in older units), and tries again when a conversion swaps the word under the claim,
+     * {@value #CLAIMS} times at most (then degrades rather than spins). Records nothing.
+     *
+     * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link Doors#UNREACHABLE}.
+     */
+    static long claim(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i)
+    {
+        final int kindAction = KIND | action.ordinal();
+        for (int attempt = 0; attempt < CLAIMS; attempt++)
+        {
+            // after a swap the cached slot is known stale: straight to the table
+            final QuotaSlot slot = attempt == 0 ?
+                doors.slot(identifier, hash, kindAction, action, rule, rule.version) :
+                doors.resolve(identifier, hash, kindAction, action, rule, rule.version);
+            if (slot == null)
+            {
+                return UNREACHABLE;
+            }
+            final long result = slot.bucket.tryAcquire(slot.entry, doors.ticker, cost, slot.generation);
+            if (result != TokenBucket.STALE)
+            {
+                if (claimed != null)
+                {
+                    claimed[i] = result == CheckResult.ADMITTED ? slot : null;
+                }
+                return result;
+            }
+        }
+        return UNREACHABLE; // converted under every claim of this check
+    }
+}

@@ -1,0 +1,104 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+import dev.floodgate.store.Entry;
+
+/**
+ * Door 2, the per-CPU-sharded fixed window: a check, and the claim it shares with {@link Charges}. The prelude
+ * and the counting are the {@link Doors}'.
+ *
+ * <p><b>Windows across a policy change.</b> See {@link PolicyPlanner}: the regime switches at a window
+ * boundary, regimes number their windows apart, and caps follow the claimed window's number. A window claim
+ * is validated against the policy generation after it lands and given back when the policy changed
+ * ({@link WindowClaim}), so what a check admits never depends on how stale its snapshot was.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class WindowDoor
+{
+    static final int KIND = Entry.KIND_WINDOW << 8;
+    /** Returned by {@link #claim} when the entry could not be had: the unreachable rule answers. */
+    static final int UNREACHABLE = -1;
+
+    private WindowDoor()
+    {
+    }
+
+    /**
+     * The claim is validated against the policy generation after it landed ({@link WindowClaim}); a check whose
+     * policy changed meanwhile gives its claim back and checks again under the new one, at most
+     * {@link Doors#ATTEMPTS} times, then answers as if the entry were unavailable. An action off at the check's
+     * clock reading is admitted, uncounted, only when the generation is still the one that said so.
+     *
+     * @param doors      the shared state and prelude.
+     * @param identifier who.
+     * @param action     what.
+     * @param cost       tokens, at least 1; all or nothing.
+     * @return {@link CheckResult#ADMITTED}, the milliseconds to the window's end, or {@link CheckResult#NEVER}.
+     */
+    static long check(final Doors doors, final CharSequence identifier, final Action action, final long cost)
+    {
+        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
+        {
+            final PolicySnapshot policy = doors.policy();
+            final ActionRule rule = policy.rule(action);
+            final long nowNanos = doors.clock.nanos();
+            final long nowMs = Math.floorDiv(nowNanos, 1_000_000L);
+            final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
+            final int verdict = Doors.verdict(cursor.regime().limit(), cost);
+            if (verdict == Doors.OFF && doors.policyRegion.generationAcquire() == policy.generation())
+            {
+                return CheckResult.ADMITTED; // switched off: not counted, not even hashed; it must cost nothing
+            }
+            final int hash = QuotaCache.hash(identifier);
+            if (verdict != Doors.CLAIM)
+            {
+                if (doors.policyRegion.generationAcquire() != policy.generation())
+                {
+                    continue; // the regime read may not be the one in force any more
+                }
+                return doors.never(identifier, hash, action, rule);
+            }
+            final int claimed = claim(doors, identifier, hash, action, policy.generation(), rule, cursor.number(),
+                cost, cost == 1 ? null : doors.scratch.get(), false, null, 0);
+            if (claimed == UNREACHABLE)
+            {
+                return doors.unavailable(action);
+            }
+            if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
+            {
+                return doors.outcome(identifier, hash, action, rule,
+                    claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED : Math.max(1, cursor.endMs() - nowMs),
+                    nowNanos);
+            }
+            // STALE_ENTRY: the cached slot fails isCurrent and is resolved again; STALE_POLICY: reloaded above
+        }
+        return doors.unavailable(action); // the policy or the entry changed under every attempt: do not spin
+    }
+
+    /**
+     * One claim, shared by a check and a charge: takes the slot from the prelude (resolved when it is missing,
+     * evicted or tombstoned) and claims on it ({@link WindowClaim#claim}, whose parameters these are).
+     * Records nothing.
+     *
+     * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @return a {@link WindowClaim} outcome, or {@link #UNREACHABLE}.
+     */
+    static int claim(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final long policyGeneration, final ActionRule rule, final long windowNumber, final long cost,
+        final long[] receipts, final boolean keep, final QuotaSlot[] claimed, final int i)
+    {
+        final QuotaSlot slot = doors.slot(identifier, hash, KIND | action.ordinal(), action, rule, Doors.ANY_VERSION);
+        if (slot == null)
+        {
+            return UNREACHABLE;
+        }
+        final int outcome = WindowClaim.claim(slot.entry, slot.generation, doors.policyRegion, policyGeneration,
+            rule, windowNumber, cost, receipts, keep);
+        if (claimed != null)
+        {
+            claimed[i] = outcome == WindowClaim.ADMITTED ? slot : null;
+        }
+        return outcome;
+    }
+}
