@@ -60,10 +60,10 @@ public final class BenchCommand implements Callable<Integer>
         description = "Run length: seconds, or like 5s, 1500ms, 1m (default ${DEFAULT-VALUE}).")
     private String duration;
 
-    @Option(names = "--warmup", paramLabel = "W", defaultValue = "0s",
+    @Option(names = "--warmup", paramLabel = "W",
         description = "Before the run, each JVM makes the same checks under another action for W, so that the " +
-            "run measures the engine rather than the JIT compiling it (default ${DEFAULT-VALUE}: the run " +
-            "includes the warm-up).")
+            "run measures the engine rather than the JIT compiling it (default: none, the run includes the " +
+            "JIT's warm-up).")
     private String warmup;
 
     @Option(names = "--limit", paramLabel = "L",
@@ -76,7 +76,7 @@ public final class BenchCommand implements Callable<Integer>
     {
         final Lane.Door chosen = parseDoor();
         final long durationNs = parseDuration("--duration", duration);
-        final long warmupNs = parseDuration("--warmup", warmup);
+        final long warmupNs = warmup == null ? 0 : parseDuration("--warmup", warmup);
         load.validate(spec);
         LoadOptions.requireRange(spec, "--keys", keys, 1, 1_000_000);
         final boolean bucket = chosen == Lane.Door.BUCKET;
