@@ -34,7 +34,7 @@ final class TableAdmin
         final KeyHasher hasher = table.hasher();
         for (final byte kind : new byte[] {Entry.KIND_BUCKET, Entry.KIND_WINDOW, Entry.KIND_BLOCKED})
         {
-            final int outcome = table.withWriteLock(hasher.key(identifier, action, kind), value ->
+            final int outcome = table.locked().withWriteLock(hasher.key(identifier, action, kind), value ->
             {
                 if (value.isTombstonedVolatile())
                 {
@@ -67,7 +67,7 @@ final class TableAdmin
     /** See {@link Floodgate#blockedCount}. Under the segment's guard and read lock. */
     static long blockedCount(final QuotaTable table, final CharSequence identifier, final Action action)
     {
-        return table.readValue(Entry.KIND_BLOCKED, action, identifier, Entry::blockedCountVolatile, 0);
+        return table.locked().readValue(Entry.KIND_BLOCKED, action, identifier, Entry::blockedCountVolatile, 0);
     }
 
     /** See {@link Floodgate#topBlocked}. */

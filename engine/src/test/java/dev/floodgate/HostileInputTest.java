@@ -55,7 +55,7 @@ class HostileInputTest
         }
         try (QuotaTable table = QuotaTable.open(file, 20_000, 2, false, 0))
         {
-            final long[] counts = table.segmentCounts();
+            final long[] counts = table.scans().segmentCounts();
             final double mean = Arrays.stream(counts).sum() / (double)counts.length;
             final long max = Arrays.stream(counts).max().orElseThrow();
             final long min = Arrays.stream(counts).min().orElseThrow();

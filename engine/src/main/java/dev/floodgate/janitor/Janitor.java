@@ -9,6 +9,7 @@ import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.WriteLockedAction;
 import dev.floodgate.TableBusyException;
 
 import java.util.ArrayList;
@@ -90,7 +91,7 @@ public final class Janitor
         final List<byte[]> expired = new ArrayList<>();
         final List<byte[]> idle = new ArrayList<>();
         final List<byte[]> orphanCandidates = new ArrayList<>();
-        table.forEachEntryInPlace((key, value) ->
+        table.scans().forEachEntryInPlace((key, value) ->
         {
             if (value.isTombstonedVolatile())
             {
@@ -114,8 +115,8 @@ public final class Janitor
             // since a refusal after it revives the counter
             try
             {
-                if (!table.isLive(KeyHasher.withKind(key, Entry.KIND_BUCKET)) &&
-                    !table.isLive(KeyHasher.withKind(key, Entry.KIND_WINDOW)))
+                if (!table.locked().isLive(KeyHasher.withKind(key, Entry.KIND_BUCKET)) &&
+                    !table.locked().isLive(KeyHasher.withKind(key, Entry.KIND_WINDOW)))
                 {
                     idle.add(key);
                 }
@@ -177,11 +178,11 @@ public final class Janitor
     }
 
     /** A segment a stopped process holds is left for a later pass, never waited on for long. */
-    private void writeLocked(final byte[] key, final QuotaTable.WriteLockedAction action)
+    private void writeLocked(final byte[] key, final WriteLockedAction action)
     {
         try
         {
-            table.withWriteLock(key, action, QuotaTable.CHECK_TIMEOUT_NANOS);
+            table.locked().withWriteLock(key, action, QuotaTable.CHECK_TIMEOUT_NANOS);
         }
         catch (final TableBusyException held)
         {

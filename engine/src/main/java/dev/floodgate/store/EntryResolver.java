@@ -42,7 +42,7 @@ final class EntryResolver
     /** See {@link QuotaTable#resolve}; the caller has counted the operation in. */
     Resolved resolve(final byte[] key, final byte kind, final Action action,
         final CharSequence identifier, final long limit, final long windowMs, final long version,
-        final long initialState, final long nowNanos, final QuotaTable.Upgrade upgrade) throws TableFullException
+        final long initialState, final long nowNanos, final EntryUpgrade upgrade) throws TableFullException
     {
         final byte[] fresh = Entry.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
             version, initialState, identifier, shards);
@@ -55,7 +55,7 @@ final class EntryResolver
         long entryVersion = 0;
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
         {
-            final int s = QuotaTable.segmentOf(c);
+            final int s = EntryLocks.segmentOf(c);
             if (!guard.acquireSegment(s, QuotaTable.CHECK_TIMEOUT_NANOS))
             {
                 outcome = 1;
@@ -63,7 +63,7 @@ final class EntryResolver
             else
             {
                 segment = s;
-                QuotaTable.lock(file, c.updateLock());
+                EntryLocks.lock(file, c.updateLock());
                 MapEntry<byte[], byte[]> entry = c.entry();
                 if (entry == null)
                 {
@@ -72,7 +72,7 @@ final class EntryResolver
                 }
                 if (entry != null)
                 {
-                    final Entry located = scratchEntry.get().wrap(QuotaTable.wrap(entry.value(), buffer));
+                    final Entry located = scratchEntry.get().wrap(EntryLocks.wrap(entry.value(), buffer));
                     if (located.isTombstonedVolatile())
                     {
                         located.publishGenerationRelease(header.nextGeneration());

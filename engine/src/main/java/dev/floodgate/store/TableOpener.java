@@ -155,19 +155,19 @@ final class TableOpener
         int segment = -1;
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(TableCreator.HEADER_KEY))
         {
-            final int s = QuotaTable.segmentOf(c);
+            final int s = EntryLocks.segmentOf(c);
             if (!guard.acquireSegment(s, QuotaTable.TOOL_TIMEOUT_NANOS))
             {
-                throw QuotaTable.busy(file, "segment " + s, QuotaTable.TOOL_TIMEOUT_NANOS);
+                throw EntryLocks.busy(file, "segment " + s, QuotaTable.TOOL_TIMEOUT_NANOS);
             }
             segment = s;
-            QuotaTable.lock(file, c.readLock());
+            EntryLocks.lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             if (entry == null || entry.value().size() < FileHeader.CAPACITY_OFFSET)
             {
                 return null;
             }
-            return QuotaTable.wrap(entry.value(), new UnsafeBuffer(0, 0));
+            return EntryLocks.wrap(entry.value(), new UnsafeBuffer(0, 0));
         }
         finally
         {

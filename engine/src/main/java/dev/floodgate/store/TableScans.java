@@ -19,9 +19,10 @@ import java.util.regex.Pattern;
  * Whole-table scans for writers (the janitor, resets): one segment at a time under that segment's guard, so a
  * scan holds up only the cold checks of the segment it is in. Each scan of a segment also brings the file's entry
  * count back in line with what the segment holds (a process killed between an insert and its count leaves it
- * off), by adding the difference, so counts moved by other segments meanwhile are never overwritten.
+ * off), by adding the difference, so counts moved by other segments meanwhile are never overwritten. Each scan
+ * is counted in and out of the table's {@link Operations}, so a closing table waits for it. Thread-safe.
  */
-final class TableScans
+public final class TableScans
 {
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
     private static final Pattern MORE = Pattern.compile("there should be (\\d+) more");
@@ -30,23 +31,74 @@ final class TableScans
     private final ChronicleMap<byte[], byte[]> map;
     private final TableGuard guard;
     private final FileHeader header;
+    private final Operations operations;
 
     TableScans(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
-        final FileHeader header)
+        final FileHeader header, final Operations operations)
     {
         this.file = file;
         this.map = map;
         this.guard = guard;
         this.header = header;
+        this.operations = operations;
     }
 
     /**
-     * Visits every quota entry in place, without copying or allocating per entry, one segment at a time under its
-     * guard and update lock.
+     * Visits every quota entry in place, one segment at a time under its guard (the janitor's scan: it runs often
+     * and must not make garbage). Also keeps the file's entry count exact. A segment whose guard a live process
+     * holds for {@link QuotaTable#CHECK_TIMEOUT_NANOS} (stopped inside an operation) is skipped: a stopped process
+     * holds up what it holds, not the whole scan.
      *
-     * @param visitor receives each entry; must be quick and must not call back into the table.
+     * @param visitor receives each entry.
+     * @return the number of segments skipped.
      */
-    int forEachEntryInPlace(final QuotaTable.InPlaceVisitor visitor)
+    public int forEachEntryInPlace(final InPlaceVisitor visitor)
+    {
+        operations.enter();
+        try
+        {
+            return scanInPlace(visitor);
+        }
+        finally
+        {
+            operations.exit();
+        }
+    }
+
+    /**
+     * Visits a copy of every quota entry (not the file's own record), one segment at a time: each segment is
+     * copied under its guard, then visited with no guard held (a visitor may call back into the table).
+     *
+     * @param visitor receives each entry.
+     */
+    public void forEachEntry(final EntryVisitor visitor)
+    {
+        operations.enter();
+        try
+        {
+            scanCopies(visitor);
+        }
+        finally
+        {
+            operations.exit();
+        }
+    }
+
+    /** @return entries per segment (the file's record included), each counted under its guard; for tests. */
+    public long[] segmentCounts()
+    {
+        operations.enter();
+        try
+        {
+            return countSegments();
+        }
+        finally
+        {
+            operations.exit();
+        }
+    }
+
+    private int scanInPlace(final InPlaceVisitor visitor)
     {
         int skipped = 0;
         final UnsafeBuffer key = new UnsafeBuffer(0, 0);
@@ -88,13 +140,7 @@ final class TableScans
         return skipped;
     }
 
-    /**
-     * Visits a copy of every quota entry, one segment at a time: each segment is copied under its guard, then
-     * visited with no guard held (a visitor may call back into the table).
-     *
-     * @param visitor receives each entry.
-     */
-    void forEachEntry(final QuotaTable.EntryVisitor visitor)
+    private void scanCopies(final EntryVisitor visitor)
     {
         final List<byte[]> keys = new ArrayList<>();
         final List<byte[]> values = new ArrayList<>();
@@ -104,7 +150,7 @@ final class TableScans
             values.clear();
             if (!guard.acquireSegment(segment, QuotaTable.TOOL_TIMEOUT_NANOS))
             {
-                throw QuotaTable.busy(file, "segment " + segment, QuotaTable.TOOL_TIMEOUT_NANOS);
+                throw EntryLocks.busy(file, "segment " + segment, QuotaTable.TOOL_TIMEOUT_NANOS);
             }
             try
             {
@@ -129,15 +175,14 @@ final class TableScans
         }
     }
 
-    /** @return entries per segment (the file's record included), each counted under its guard. */
-    long[] segmentCounts()
+    private long[] countSegments()
     {
         final long[] counts = new long[map.segments()];
         for (int segment = 0; segment < counts.length; segment++)
         {
             if (!guard.acquireSegment(segment, QuotaTable.TOOL_TIMEOUT_NANOS))
             {
-                throw QuotaTable.busy(file, "segment " + segment, QuotaTable.TOOL_TIMEOUT_NANOS);
+                throw EntryLocks.busy(file, "segment " + segment, QuotaTable.TOOL_TIMEOUT_NANOS);
             }
             try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(segment))
             {

@@ -107,7 +107,7 @@ class FloodgateReaderTest
         final Set<String> viaChronicle = new TreeSet<>();
         try (QuotaTable table = QuotaTable.open(file, 1, 1, false, ticker.nanos()))
         {
-            table.forEachEntry((key, value) ->
+            table.scans().forEachEntry((key, value) ->
             {
                 final Entry entry = new Entry(value);
                 final StringBuilder words = new StringBuilder();

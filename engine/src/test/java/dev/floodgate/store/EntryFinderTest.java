@@ -96,7 +96,7 @@ class EntryFinderTest
     void shouldLeaveTombstonedEntriesToTheLockThatRevivesThem() throws TableFullException
     {
         final Resolved inserted = resolve(Entry.KIND_WINDOW, "alice", 1);
-        assertEquals(1, table.withWriteLock(hasher.key("alice", Action.PUBLISH, Entry.KIND_WINDOW), value ->
+        assertEquals(1, table.locked().withWriteLock(hasher.key("alice", Action.PUBLISH, Entry.KIND_WINDOW), value ->
         {
             value.tombstoneVolatile(NOW);
             return false;
@@ -176,11 +176,11 @@ class EntryFinderTest
     /** What the janitor does to an idle entry, at once: tombstone, then remove. */
     private void reap(final byte[] key)
     {
-        table.withWriteLock(key, value ->
+        table.locked().withWriteLock(key, value ->
         {
             value.tombstoneVolatile(NOW);
             return false;
         });
-        assertEquals(2, table.withWriteLock(key, value -> true));
+        assertEquals(2, table.locked().withWriteLock(key, value -> true));
     }
 }

@@ -1,0 +1,208 @@
+package dev.floodgate.store;
+
+import dev.floodgate.Action;
+import dev.floodgate.TableBusyException;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.locks.InterProcessLock;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+import net.openhft.chronicle.map.impl.CompiledMapQueryContext;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+
+/**
+ * One entry's operations under its segment's guard ({@link TableGuard}) and a Chronicle lock: reads, writes and
+ * removals for resets, the janitor and the facade's counters (a check's own path is {@link QuotaTable#resolve}).
+ * Nothing is allocated while a guard is held. Each operation is counted in and out of the table's
+ * {@link Operations}, so a closing table waits for it. Thread-safe; Chronicle Map's query contexts are per
+ * thread.
+ */
+public final class EntryLocks
+{
+    private final Path file;
+    private final ChronicleMap<byte[], byte[]> map;
+    private final TableGuard guard;
+    private final FileHeader header;
+    private final KeyHasher hasher;
+    private final Operations operations;
+    private final ThreadLocal<UnsafeBuffer> scratch = ThreadLocal.withInitial(() -> new UnsafeBuffer(0, 0));
+    /** Wraps {@link #scratch}: the entry a locked operation hands its callback. */
+    private final ThreadLocal<Entry> scratchEntry = ThreadLocal.withInitial(Entry::new);
+
+    EntryLocks(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
+        final FileHeader header, final KeyHasher hasher, final Operations operations)
+    {
+        this.file = file;
+        this.map = map;
+        this.guard = guard;
+        this.header = header;
+        this.hasher = hasher;
+        this.operations = operations;
+    }
+
+    /**
+     * Reads an entry under its segment's guard and read lock.
+     *
+     * @param reader computes the result from the entry's value in the file; must not allocate.
+     * @return the reader's result, or {@code absent} when there is no live entry.
+     */
+    public long readValue(final byte kind, final Action action, final CharSequence identifier,
+        final ToLongFunction<Entry> reader, final long absent)
+    {
+        final long timeoutNanos = QuotaTable.TOOL_TIMEOUT_NANOS;
+        final byte[] key = hasher.key(identifier, action, kind);
+        final UnsafeBuffer buffer = scratch.get();
+        int segment = -1;
+        operations.enter();
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            segment = enter(c, timeoutNanos);
+            lock(file, c.readLock());
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            if (entry == null)
+            {
+                return absent;
+            }
+            final Entry found = scratchEntry.get().wrap(wrap(entry.value(), buffer));
+            return found.isTombstonedVolatile() ? absent : reader.applyAsLong(found);
+        }
+        finally
+        {
+            exit(segment);
+        }
+    }
+
+    /**
+     * Runs {@code action} on the entry under its segment's guard and write lock, which excludes every locked
+     * reader and writer in every process (but not lock-free checks).
+     *
+     * @param key    the entry's key.
+     * @param action what to do.
+     * @return 0 when absent, 1 when kept, 2 when removed.
+     */
+    public int withWriteLock(final byte[] key, final WriteLockedAction action)
+    {
+        return withWriteLock(key, action, QuotaTable.TOOL_TIMEOUT_NANOS);
+    }
+
+    /**
+     * As {@link #withWriteLock(byte[], WriteLockedAction)}, waiting at most {@code timeoutNanos} for the segment.
+     *
+     * @throws TableBusyException when a live process held the segment that long.
+     */
+    public int withWriteLock(final byte[] key, final WriteLockedAction action, final long timeoutNanos)
+    {
+        final UnsafeBuffer buffer = scratch.get();
+        int segment = -1;
+        operations.enter();
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            segment = enter(c, timeoutNanos);
+            lock(file, c.writeLock());
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            if (entry == null)
+            {
+                return 0;
+            }
+            if (action.apply(scratchEntry.get().wrap(wrap(entry.value(), buffer))))
+            {
+                c.remove(entry);
+                guard.addSegmentEntries(segment, -1);
+                header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, -1);
+                return 2;
+            }
+            return 1;
+        }
+        finally
+        {
+            exit(segment);
+        }
+    }
+
+    /**
+     * @param key a key.
+     * @return true when an entry exists under it and is not tombstoned.
+     * @throws TableBusyException when a live process held the segment for {@link QuotaTable#CHECK_TIMEOUT_NANOS}.
+     */
+    public boolean isLive(final byte[] key)
+    {
+        return withReadLock(key, QuotaTable.CHECK_TIMEOUT_NANOS) == 1;
+    }
+
+    private int withReadLock(final byte[] key, final long timeoutNanos)
+    {
+        int segment = -1;
+        operations.enter();
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            segment = enter(c, timeoutNanos);
+            lock(file, c.readLock());
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            return entry != null && entry.value().bytes().readVolatileLong(entry.value().offset() +
+                Entry.GENERATION_OFFSET) != Entry.TOMBSTONE ? 1 : 0;
+        }
+        finally
+        {
+            exit(segment);
+        }
+    }
+
+    private int enter(final ExternalMapQueryContext<byte[], byte[], ?> c, final long timeoutNanos)
+    {
+        final int s = segmentOf(c);
+        if (!guard.acquireSegment(s, timeoutNanos))
+        {
+            throw busy(file, "segment " + s, timeoutNanos);
+        }
+        return s;
+    }
+
+    private void exit(final int segment)
+    {
+        if (segment >= 0)
+        {
+            guard.releaseSegment(segment); // after the context closed: its Chronicle lock is released first
+        }
+        operations.exit();
+    }
+
+    /** @return the segment a query context's key belongs to (computed from the key's hash, without a lock). */
+    static int segmentOf(final ExternalMapQueryContext<byte[], byte[], ?> c)
+    {
+        return ((CompiledMapQueryContext<?, ?, ?>)c).segmentIndex();
+    }
+
+    static void lock(final Path file, final InterProcessLock lock)
+    {
+        try
+        {
+            // Under its guard nobody else holds this segment's Chronicle lock; a wait here means an unforeseen
+            // state, which must surface as an error, never as Chronicle's 60 s spin.
+            if (!lock.tryLock(1, TimeUnit.SECONDS))
+            {
+                throw new TableBusyException(file + ": a segment lock stayed held under its guard");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new TableBusyException(file + ": interrupted while locking a segment");
+        }
+    }
+
+    static TableBusyException busy(final Path file, final String what, final long timeoutNanos)
+    {
+        return new TableBusyException(file + ": a live process held the guard of " + what + " for " +
+            TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+    }
+
+    static UnsafeBuffer wrap(final Data<byte[]> value, final UnsafeBuffer into)
+    {
+        into.wrap(value.bytes().addressForRead(value.offset()), (int)value.size());
+        return into;
+    }
+}
