@@ -128,7 +128,9 @@ public final class LoadRun
         {
             try
             {
-                workers.add(WorkerProcess.start(i, command, logDir.resolve("worker-" + i + ".log")));
+                final List<String> own = new ArrayList<>(command);
+                own.addAll(List.of("--worker", Integer.toString(i)));
+                workers.add(WorkerProcess.start(i, own, logDir.resolve("worker-" + i + ".log")));
             }
             catch (final IOException ex)
             {

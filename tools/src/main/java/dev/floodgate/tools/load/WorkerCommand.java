@@ -55,6 +55,9 @@ public final class WorkerCommand implements Callable<Integer>
     @Option(names = "--latency")
     private boolean latency;
 
+    @Option(names = "--worker", defaultValue = "0", description = "This worker's number, from 1.")
+    private int worker;
+
     @Option(names = "--warmup-ms", defaultValue = "0")
     private long warmupMs;
 
@@ -195,7 +198,7 @@ public final class WorkerCommand implements Callable<Integer>
         {
             for (int t = 0; t < lane.threads(); t++)
             {
-                threads.add(new LoadThread(gate, lane, t, index++, progress, start, end, latency));
+                threads.add(new LoadThread(gate, lane, t, index++, progress, start, end, latency, worker));
             }
         }
         threads.forEach(Thread::start);
@@ -238,7 +241,7 @@ public final class WorkerCommand implements Callable<Integer>
         private Throwable failure;
 
         LoadThread(final Floodgate gate, final Lane lane, final int t, final int slot, final AtomicLongArray progress,
-            final long start, final long end, final boolean latency)
+            final long start, final long end, final boolean latency, final int worker)
         {
             super("load-" + lane.action().configPrefix() + "-" + t);
             this.gate = gate;
@@ -250,7 +253,11 @@ public final class WorkerCommand implements Callable<Integer>
             this.admitted = new long[lane.keyCount()];
             this.refused = new long[lane.keyCount()];
             this.histogram = latency ? new Histogram(60_000_000_000L, 3) : null;
-            this.firstKey = (int)((t * 7919L + ProcessHandle.current().pid()) % lane.keyCount());
+            // Threads start spread over the keys by the golden ratio, whatever their number: threads in step
+            // (say, two JVMs whose first keys were 2 apart) would each meet every new key while another
+            // thread inserts it, which measures that coincidence rather than the engine.
+            final double spread = ((worker * 64L + t) * 0.6180339887498949) % 1.0;
+            this.firstKey = (int)(spread * lane.keyCount());
         }
 
         @Override
