@@ -115,7 +115,8 @@ final class ConfigParser
     }
 
     /**
-     * See {@link FloodgateConfig#withPolicyKeys}: limit, window and mode keys applied to a copy of {@code base}.
+     * See {@link FloodgateConfig#withPolicyKeys}: limit, window, mode and unreachable keys applied to a copy of
+     * {@code base}.
      *
      * @param names a configuration key to the name the caller's user typed (e.g. {@code publish.limit}).
      * @return the new configuration, validated as the whole configuration is.
@@ -136,7 +137,11 @@ final class ConfigParser
             final String key = entry.getKey();
             final String value = entry.getValue() == null ? "" : entry.getValue().trim();
             final Action action = actionOf(key);
-            if (key.equals(modeKey(action)))
+            if (key.equals(unreachableKey(action)))
+            {
+                builder.admitWhenUnreachable(action, parseUnreachable(names.apply(key), value));
+            }
+            else if (key.equals(modeKey(action)))
             {
                 builder.shadow(action, parseShadow(names.apply(key), value));
             }

@@ -200,7 +200,7 @@ public final class FloodgateConfig
     /**
      * A copy of this configuration with some policy keys changed, validated as the whole configuration is.
      *
-     * @param values limit, window or mode keys (e.g. {@code publish_rate_limit}) to their new values.
+     * @param values limit, window, mode or unreachable keys (e.g. {@code publish_rate_limit}) to their new values.
      * @return the new configuration.
      * @throws IllegalArgumentException naming the key and value, as {@link #fromKeyValues} does.
      */

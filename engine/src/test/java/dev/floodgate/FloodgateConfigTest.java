@@ -100,4 +100,17 @@ class FloodgateConfigTest
         assertThrows(IllegalArgumentException.class,
             () -> FloodgateConfig.builder().limit(Action.DASHBOARD_AUTH, 0, 1000).build());
     }
+
+    @Test
+    void shouldApplyAnUnreachableRuleAmongPolicyKeysInsteadOfReadingItAsAWindow()
+    {
+        // before: publish_rate_unreachable fell through to the window branch, "admit" parsed as milliseconds
+        final FloodgateConfig changed = FloodgateConfig.builder().build()
+            .withPolicyKeys(Map.of("publish_rate_unreachable", "admit", "publish_rate_limit", "50"));
+        assertTrue(changed.admitsWhenUnreachable(Action.PUBLISH));
+        assertEquals(50, changed.limit(Action.PUBLISH).limit());
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().build().withPolicyKeys(Map.of("auth_rate_unreachable", "maybe")));
+        assertTrue(error.getMessage().startsWith("auth_rate_unreachable='maybe'"), error.getMessage());
+    }
 }
