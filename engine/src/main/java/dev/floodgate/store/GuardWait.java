@@ -5,7 +5,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Waiting for a guard word another owner holds ({@link TableGuard}): spin briefly, then back off; about every
+ * Waiting for a guard word another owner holds ({@link TableGuard}): spin briefly, yield, then back off; about every
  * millisecond ask the kernel whether the holder lives ({@link SlotLocks#isAlive}), and take a dead holder's
  * word over by compare-and-set. What a takeover must repair, and the counting, stay with the guard.
  *
@@ -20,6 +20,8 @@ final class GuardWait
     static final long TIMED_OUT = -1;
 
     private static final long LIVENESS_CHECK_NANOS = 1_000_000L;
+    private static final int SPINS = 100;
+    private static final int YIELDS = 50;
 
     private GuardWait()
     {
@@ -60,15 +62,21 @@ final class GuardWait
             {
                 return TIMED_OUT;
             }
-            if (++spins < 100)
+            if (++spins < SPINS)
             {
                 Thread.onSpinWait();
             }
+            else if (spins < SPINS + YIELDS)
+            {
+                // on a host with more runnable threads than cores the holder is most often runnable but
+                // descheduled: a yield hands it the CPU now, where a park waits out the timer slack (50 us or more)
+                Thread.yield();
+            }
             else
             {
-                // a guard held past the first microseconds is held by a slow or stopped process: back off, from
-                // 20 us to 1 ms, so waiters do not take the CPU its holder needs to finish
-                LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(6, (spins - 100) / 16)));
+                // held this long, by a slow or stopped process: back off, from 20 us to 1 ms, so waiters do not
+                // take the CPU its holder needs to finish
+                LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(6, (spins - SPINS - YIELDS) / 16)));
             }
         }
     }
