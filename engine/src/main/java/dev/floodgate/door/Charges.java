@@ -55,6 +55,8 @@ final class Charges
         final long[] nows;
         final long[] results;
         final boolean[] off;
+        /** Answered by the unreachable rule: counted as unreachable when resolved, never in a blocked counter. */
+        final boolean[] unreachable;
         int refused;
 
         Charging(final int n)
@@ -64,6 +66,7 @@ final class Charges
             nows = new long[n];
             results = new long[n];
             off = new boolean[n];
+            unreachable = new boolean[n];
         }
     }
 
@@ -84,6 +87,7 @@ final class Charges
             final ActionRule rule = policy.rule(c.action());
             charging.slots[i] = null;
             charging.results[i] = CheckResult.ADMITTED;
+            charging.unreachable[i] = false;
             charging.nows[i] = c.bucket() ? doors.ticker.nanos() : doors.clock.nanos();
             final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
             final int verdict = Doors.verdict(c.bucket() ? rule.limit : rule.cursor(nowMs).regime().limit(),
@@ -103,7 +107,8 @@ final class Charges
             {
                 final long claimed = BucketDoor.claim(doors, c.identifier(), hash, c.action(), rule, c.cost(),
                     charging.slots, i);
-                result = claimed == BucketDoor.UNREACHABLE ? doors.unavailableResult(c.action()) : claimed;
+                charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
+                result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }
             else
             {
@@ -146,11 +151,13 @@ final class Charges
                 case WindowClaim.STALE_POLICY:
                     return STALE_CHARGE;
                 case WindowDoor.UNREACHABLE:
+                    charging.unreachable[i] = true;
                     return doors.unavailableResult(c.action());
                 default:
                     break; // STALE_ENTRY: resolve again
             }
         }
+        charging.unreachable[i] = true;
         return doors.unavailableResult(c.action());
     }
 
@@ -194,7 +201,7 @@ final class Charges
                 continue; // switched off: not counted, like the one-action doors
             }
             final long result = charging.results[i];
-            if (result != CheckResult.ADMITTED && (refused < 0 || i <= refused))
+            if (result != CheckResult.ADMITTED && !charging.unreachable[i] && (refused < 0 || i <= refused))
             {
                 if (doors.refusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(),
                     policy.rule(c.action()), result, charging.nows[i]))

@@ -1,0 +1,61 @@
+package dev.floodgate;
+
+import dev.floodgate.store.Entry;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.SegmentHolder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A charge whose quota's segment another live JVM holds is refused by the unreachable rule and counted once,
+ * as unreachable, like a one-action check: never also in the identifier's blocked counter (before, it was in
+ * both, so a node's refusals no longer added up to blocked plus unreachable).
+ */
+@Timeout(180)
+class ChargeUnreachableTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldCountAnUnreachableChargeAsUnreachableOnly() throws Exception
+    {
+        final Path file = dir.resolve("charge.map");
+        final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
+            .limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build();
+        Floodgate.open(config).close();
+        String user = null;
+        int segment = -1;
+        try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
+        {
+            for (int i = 0; user == null; i++)
+            {
+                final String candidate = "user-" + i;
+                final int window = table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, candidate);
+                if (window != table.headerSegment() &&
+                    window != table.segmentOf(Entry.KIND_BLOCKED, Action.PUBLISH, candidate))
+                {
+                    user = candidate; // its blocked counter is reachable while its window is held
+                    segment = window;
+                }
+            }
+        }
+        try (Floodgate gate = Floodgate.open(config);
+             ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment)))
+        {
+            holder.awaitLine("HELD", 120);
+            assertEquals(FloodgateConfig.DEFAULT_UNREACHABLE_RETRY_AFTER_MS,
+                gate.charge(List.of(Charge.window(user, Action.PUBLISH, 1))), "refused by the unreachable rule");
+            assertEquals(1, gate.stats().degraded().get(Action.PUBLISH), "counted as unreachable");
+            assertEquals(1, gate.checks().get(Action.PUBLISH).refused(), "and as one refused check");
+            assertEquals(0, gate.blockedCount(user, Action.PUBLISH), "but not as a refusal of the user");
+        }
+    }
+}
