@@ -100,6 +100,7 @@ final class Attachment
     /** Maps the configured file for writing, creating or replacing it as {@link Floodgate#open} says. */
     private static QuotaTable map(final FloodgateConfig config)
     {
+        JvmFlags.requireInEffect();
         return QuotaTable.open(config.file(), config.capacity(), Runtime.getRuntime().availableProcessors(),
             config.groupReadable(), config.ticker().nanos());
     }

@@ -66,6 +66,7 @@ public final class Floodgate implements AutoCloseable
      * @param config the configuration.
      * @return an open instance; close it to detach.
      * @throws FloodgateFileException naming the file and why it cannot be used.
+     * @throws IllegalStateException naming the JVM flags this JVM was started without ({@link JvmFlags}).
      */
     public static Floodgate open(final FloodgateConfig config)
     {

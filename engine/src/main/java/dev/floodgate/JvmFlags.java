@@ -12,7 +12,9 @@ import java.util.List;
 /**
  * The JVM flags every JVM that runs the engine needs, declared once in the root {@code pom.xml}
  * ({@code floodgate.jvm.flags}) and filtered into the resource {@code dev/floodgate/jvm.flags}. Used to start
- * child JVMs (multi-process tests, the CLI's demo and bench, JMH forks).
+ * child JVMs (multi-process tests, the CLI's demo and bench, JMH forks), and checked when a table is mapped
+ * ({@link #requireInEffect}), so a JVM started without them fails with their names instead of a Chronicle
+ * stack trace.
  */
 public final class JvmFlags
 {
@@ -26,6 +28,51 @@ public final class JvmFlags
     public static List<String> required()
     {
         return REQUIRED;
+    }
+
+    /**
+     * Checks that every {@code --add-exports} and {@code --add-opens} of {@link #required()} is in effect for the
+     * class path (the unnamed module the engine and Chronicle Map are loaded in), by asking the modules
+     * themselves, so flags given through {@code JDK_JAVA_OPTIONS} or an argument file count as well.
+     *
+     * @throws IllegalStateException naming every missing flag and how to pass them all.
+     */
+    public static void requireInEffect()
+    {
+        final List<String> missing = missing(REQUIRED, JvmFlags.class.getClassLoader().getUnnamedModule());
+        if (!missing.isEmpty())
+        {
+            throw new IllegalStateException("Floodgate needs JVM flags that this JVM was started without (Chronicle " +
+                "Map reaches into the JDK); missing " + missing.size() + ": " + String.join(" ", missing) +
+                ". Start java with all of them: they are the resource dev/floodgate/jvm.flags in the engine jar " +
+                "and tools/target/jvm.flags in a build, e.g. java @tools/target/jvm.flags -cp ... (README: " +
+                "Running the engine's JVMs)");
+        }
+    }
+
+    /** @return the module flags of {@code flags} not in effect for {@code target}, in their order. */
+    static List<String> missing(final List<String> flags, final Module target)
+    {
+        final List<String> missing = new ArrayList<>();
+        for (final String flag : flags)
+        {
+            final boolean exports = flag.startsWith("--add-exports=");
+            if (!exports && !flag.startsWith("--add-opens="))
+            {
+                continue; // a system property: the engine sets what it needs itself
+            }
+            final String what = flag.substring(flag.indexOf('=') + 1); // module/package=target
+            final int slash = what.indexOf('/');
+            final int eq = what.indexOf('=');
+            final Module module = ModuleLayer.boot().findModule(what.substring(0, slash)).orElse(null);
+            final String pkg = what.substring(slash + 1, eq);
+            if (module == null || !(exports ? module.isExported(pkg, target) : module.isOpen(pkg, target)))
+            {
+                missing.add(module == null ? flag + " (module " + what.substring(0, slash) + " is not in this " +
+                    "runtime: a JDK is needed, not a JRE)" : flag);
+            }
+        }
+        return missing;
     }
 
     /**

@@ -68,6 +68,30 @@ public final class ChildJvm implements AutoCloseable
     }
 
     /**
+     * @param flags     the JVM flags to start with, instead of {@link JvmFlags#required()}.
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @return the started child.
+     */
+    public static ChildJvm startWithFlags(final List<String> flags, final Class<?> mainClass, final String... args)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(flags);
+        command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+            mainClass.getName()));
+        command.addAll(Arrays.asList(args));
+        try
+        {
+            return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
      * Runs a main class to its end: what a test that only needs a child's output (a writer in another process)
      * uses. Standard output and error are kept apart, so the output can be parsed.
      *
