@@ -2,6 +2,7 @@ package dev.floodgate;
 
 import dev.floodgate.door.CheckResult;
 import dev.floodgate.door.Doors;
+import dev.floodgate.door.Probes;
 import dev.floodgate.reader.FloodgateReader;
 
 import java.lang.ref.Cleaner;
@@ -195,6 +196,49 @@ public final class Floodgate implements AutoCloseable
         finally
         {
             Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
+        }
+    }
+
+    /**
+     * What {@link #checkLimit(CharSequence, Action)} would answer now, consuming nothing and creating no entry.
+     *
+     * @param identifier who; not empty.
+     * @param action     what.
+     * @return the bucket's limit, the tokens left, the retry-after of a check of cost 1 and the time to full;
+     * {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action (or the engine) is switched off.
+     */
+    public Probe probe(final CharSequence identifier, final Action action)
+    {
+        Arguments.requireKey(identifier, action);
+        try
+        {
+            return enabled ? Probes.bucket(openDoors(), identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
+        }
+        finally
+        {
+            Reference.reachabilityFence(this); // keeps the file mapped while the entry is read: see close()
+        }
+    }
+
+    /**
+     * What {@link #checkLimitInCaller(CharSequence, Action)} would answer now, consuming nothing and creating no
+     * entry.
+     *
+     * @param identifier who; not empty.
+     * @param action     what.
+     * @return the current window's limit, the tokens left in it, the retry-after of a check of cost 1 and the
+     * time to the window's end; {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action (or the engine) is off.
+     */
+    public Probe probeInCaller(final CharSequence identifier, final Action action)
+    {
+        Arguments.requireKey(identifier, action);
+        try
+        {
+            return enabled ? Probes.window(openDoors(), identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
+        }
+        finally
+        {
+            Reference.reachabilityFence(this); // keeps the file mapped while the entry is read: see close()
         }
     }
 

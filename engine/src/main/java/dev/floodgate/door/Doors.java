@@ -123,6 +123,12 @@ public final class Doors
         return Charges.charge(this, charges);
     }
 
+    /** @return the table the doors check in. */
+    QuotaTable table()
+    {
+        return table;
+    }
+
     /** @return the file's current policy: this process's snapshot, revalidated by one acquire load. */
     public PolicySnapshot policy()
     {

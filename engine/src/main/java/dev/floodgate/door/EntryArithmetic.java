@@ -21,8 +21,9 @@ public final class EntryArithmetic
      * @param tokens           whole tokens available.
      * @param capacity         the limit of the units the check would use.
      * @param nanosToNextToken nanoseconds to the next whole token, 0 when full.
+     * @param nanosToFull      nanoseconds until every token is back, 0 when full.
      */
-    public record Bucket(long tokens, long capacity, long nanosToNextToken)
+    public record Bucket(long tokens, long capacity, long nanosToNextToken, long nanosToFull)
     {
     }
 
@@ -67,9 +68,11 @@ public final class EntryArithmetic
             final TokenBucket to = new TokenBucket(block.limit(), block.windowMs());
             long word = from.convert(tat, nowNanos, to);
             word = word == tat ? word + 1 : word; // as SlotResolver.upgrade does
-            return new Bucket(to.available(word, nowNanos), block.limit(), to.nanosToNextToken(word, nowNanos));
+            return new Bucket(to.available(word, nowNanos), block.limit(), to.nanosToNextToken(word, nowNanos),
+                to.nanosToFull(word, nowNanos));
         }
-        return new Bucket(from.available(tat, nowNanos), entryLimit, from.nanosToNextToken(tat, nowNanos));
+        return new Bucket(from.available(tat, nowNanos), entryLimit, from.nanosToNextToken(tat, nowNanos),
+            from.nanosToFull(tat, nowNanos));
     }
 
     /**

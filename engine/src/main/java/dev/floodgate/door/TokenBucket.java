@@ -235,6 +235,16 @@ public final class TokenBucket
         return ceilDiv(partial == 0 ? interval : partial, scale);
     }
 
+    /**
+     * @param tat      a TAT word.
+     * @param nowNanos monotonic time.
+     * @return nanoseconds until the bucket is full again; 0 when it is.
+     */
+    public long nanosToFull(final long tat, final long nowNanos)
+    {
+        return ceilDiv(debt(tat, nowNanos * scale), scale);
+    }
+
     private long debt(final long tat, final long now)
     {
         final long debt = tat - now;

@@ -77,6 +77,48 @@ public final class EntryLocks
     }
 
     /**
+     * Copies a live entry's value under its segment's guard and read lock, for a reader that must not create
+     * the entry (a probe). The copy is made into an array allocated before the guard is taken.
+     *
+     * @param key    the entry's key.
+     * @param length the value length of the key's kind ({@link Entry#valueLength}).
+     * @return a copy of the live entry, with its generation and units; null when there is none or it is
+     * tombstoned.
+     * @throws TableBusyException when a live process held the segment for {@link QuotaTable#CHECK_TIMEOUT_NANOS}.
+     */
+    Resolved copyIfLive(final byte[] key, final int length)
+    {
+        final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
+        final UnsafeBuffer buffer = scratch.get();
+        int segment = -1;
+        boolean live = false;
+        operations.enter();
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
+        {
+            segment = enter(c, QuotaTable.CHECK_TIMEOUT_NANOS);
+            lock(file, c.readLock());
+            final MapEntry<byte[], byte[]> entry = c.entry();
+            if (entry != null && entry.value().size() == length)
+            {
+                wrap(entry.value(), buffer);
+                copy.putBytes(0, buffer, 0, length);
+                live = !scratchEntry.get().wrap(buffer).isTombstonedVolatile();
+            }
+        }
+        finally
+        {
+            exit(segment);
+        }
+        if (!live)
+        {
+            return null;
+        }
+        final Entry value = new Entry(copy);
+        return new Resolved(value, value.generationVolatile(), value.limit(), value.windowMs(),
+            value.unitsVersion() & 0xFFFF_FFFFL);
+    }
+
+    /**
      * Runs {@code action} on the entry under its segment's guard and write lock, which excludes every locked
      * reader and writer in every process (but not lock-free checks).
      *

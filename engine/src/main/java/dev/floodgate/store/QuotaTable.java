@@ -109,6 +109,31 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
+    /**
+     * Looks an entry up without creating it: live, read in place without a lock when it can be, otherwise a copy
+     * taken under its segment's read lock.
+     *
+     * @param kind       the entry kind.
+     * @param action     the action.
+     * @param identifier the identifier.
+     * @return the entry, in whatever units it has; null when there is none (or it is tombstoned).
+     * @throws TableBusyException when a live process held its segment for {@link #CHECK_TIMEOUT_NANOS}.
+     */
+    public Resolved peek(final byte kind, final Action action, final CharSequence identifier)
+    {
+        final byte[] key = hasher.key(identifier, action, kind);
+        operations.enter();
+        try
+        {
+            final Resolved found = finder.find(key, kind, action, 0);
+            return found != null ? found : locked.copyIfLive(key, Entry.valueLength(kind, shards));
+        }
+        finally
+        {
+            operations.exit();
+        }
+    }
+
     /** @return the lock-free lookup {@link #resolve} tries first (for tests). */
     EntryFinder finder()
     {

@@ -37,7 +37,7 @@ class ArchitectureTest
     static final String[] INTERNAL = {"dev.floodgate.store..", "dev.floodgate.door..", "dev.floodgate.janitor.."};
     static final String[] PUBLIC = {"dev.floodgate", "dev.floodgate.reader"};
     /** The API's value types and exceptions: all the internal packages may know of the API. */
-    static final Set<String> API_VALUES = Set.of("Action", "BlockedEntry", "Charge", "FloodgateFileException",
+    static final Set<String> API_VALUES = Set.of("Action", "BlockedEntry", "Charge", "FloodgateFileException", "Probe",
         "Stats", "SystemTicker", "TableBusyException", "Ticker");
     /** The configuration and the policy made from it: they validate with the doors' arithmetic. */
     static final Set<String> API_CONFIG = Set.of("ConfigKeys", "ConfigParser", "FloodgateConfig", "FloodgatePolicy");

@@ -1,0 +1,118 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+import dev.floodgate.Probe;
+import dev.floodgate.TableBusyException;
+import dev.floodgate.store.Entry;
+import dev.floodgate.store.Resolved;
+
+/**
+ * Probes: what the bucket or the window door would answer now, consuming nothing and creating no entry. The
+ * state comes from the table ({@code QuotaTable.peek}: the entry read in place without a lock, or a copy under
+ * its read lock) and is read with the readers' arithmetic ({@link EntryArithmetic}), which is the doors' own,
+ * including a bucket's conversion to newer units. An entry that cannot be reached in time answers as the
+ * action's unreachable rule would answer a check. Stateless; thread-safe; allocates (not a hot path).
+ */
+public final class Probes
+{
+    private static final long NANOS_PER_MS = 1_000_000L;
+
+    private Probes()
+    {
+    }
+
+    /**
+     * @param doors      the doors of the table.
+     * @param identifier who.
+     * @param action     what.
+     * @return the bucket door's answer now; {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action is off.
+     */
+    public static Probe bucket(final Doors doors, final CharSequence identifier, final Action action)
+    {
+        final PolicySnapshot policy = doors.policy();
+        final ActionRule rule = policy.rule(action);
+        if (rule.limit == 0)
+        {
+            return off();
+        }
+        final Resolved found;
+        try
+        {
+            found = doors.table().peek(Entry.KIND_BUCKET, action, identifier);
+        }
+        catch (final TableBusyException ex)
+        {
+            return unreachable(doors, action, rule.limit);
+        }
+        final long now = doors.ticker.nanos();
+        final EntryArithmetic.Bucket state = found == null ? null : EntryArithmetic.bucket(found.limit(),
+            found.windowMs(), found.version(), found.entry().bucketTatVolatile(), policy.block(action), now);
+        if (state == null)
+        {
+            return new Probe(rule.limit, rule.limit, 0, 0); // never seen, or idle long enough to be reaped: full
+        }
+        return new Probe(state.capacity(), state.tokens(),
+            state.tokens() >= 1 ? 0 : Math.max(1, ceilDiv(state.nanosToNextToken(), NANOS_PER_MS)),
+            ceilDiv(state.nanosToFull(), NANOS_PER_MS));
+    }
+
+    /**
+     * @param doors      the doors of the table.
+     * @param identifier who.
+     * @param action     what.
+     * @return the window door's answer now, in the window the policy's regimes put this moment in;
+     * {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action is off.
+     */
+    public static Probe window(final Doors doors, final CharSequence identifier, final Action action)
+    {
+        final PolicySnapshot policy = doors.policy();
+        final ActionRule rule = policy.rule(action);
+        final long nowNanos = doors.clock.nanos();
+        final long nowMs = Math.floorDiv(nowNanos, NANOS_PER_MS);
+        final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
+        final long limit = cursor.regime().limit();
+        if (limit == 0)
+        {
+            return off();
+        }
+        final Resolved found;
+        try
+        {
+            found = doors.table().peek(Entry.KIND_WINDOW, action, identifier);
+        }
+        catch (final TableBusyException ex)
+        {
+            return unreachable(doors, action, limit);
+        }
+        final long[] words = new long[doors.shards];
+        if (found != null)
+        {
+            for (int shard = 0; shard < words.length; shard++)
+            {
+                words[shard] = found.entry().shardVolatile(shard);
+            }
+        }
+        final EntryArithmetic.Window state = EntryArithmetic.window(words, policy.block(action), doors.shards,
+            nowNanos);
+        final long remaining = Math.max(0, state.limit() - state.used());
+        final long resetMs = Math.max(1, cursor.endMs() - nowMs); // as the window door's retry-after
+        return new Probe(state.limit(), remaining, remaining >= 1 ? 0 : resetMs, resetMs);
+    }
+
+    private static Probe off()
+    {
+        return new Probe(0, Long.MAX_VALUE, 0, 0);
+    }
+
+    /** What a check would meet: the unreachable rule's answer (not counted: a probe is not a check). */
+    private static Probe unreachable(final Doors doors, final Action action, final long limit)
+    {
+        final long result = doors.unavailableResult(action);
+        return result == CheckResult.ADMITTED ? new Probe(limit, limit, 0, 0) : new Probe(limit, 0, result, result);
+    }
+
+    private static long ceilDiv(final long x, final long y)
+    {
+        return -Math.floorDiv(-x, y);
+    }
+}
