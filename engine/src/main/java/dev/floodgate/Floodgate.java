@@ -2,6 +2,7 @@ package dev.floodgate;
 
 import dev.floodgate.door.CheckResult;
 import dev.floodgate.door.Doors;
+import dev.floodgate.door.HeldQuota;
 import dev.floodgate.door.Probes;
 import dev.floodgate.reader.FloodgateReader;
 
@@ -197,6 +198,22 @@ public final class Floodgate implements AutoCloseable
         {
             Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
         }
+    }
+
+    /**
+     * Resolves an (identifier, action) once, e.g. per connection: the handle's checks answer as this instance's
+     * methods of the same names, without finding the identifier again on every check.
+     *
+     * @param identifier who; not empty (copied).
+     * @param action     what.
+     * @return a thread-safe handle, valid while this instance is open.
+     * @throws IllegalArgumentException if the identifier is empty.
+     */
+    public Quota quota(final CharSequence identifier, final Action action)
+    {
+        Arguments.requireKey(identifier, action);
+        ensureOpen();
+        return new FloodgateQuota(this, new HeldQuota(identifier, action));
     }
 
     /**
@@ -397,8 +414,14 @@ public final class Floodgate implements AutoCloseable
         attachment.detach();
     }
 
+    /** @return false when the engine is switched off: every check is admitted, uncounted. */
+    boolean isEnabled()
+    {
+        return enabled;
+    }
+
     /** @return the doors, after {@link #ensureOpen}. */
-    private Doors openDoors()
+    Doors openDoors()
     {
         ensureOpen();
         return doors;

@@ -40,7 +40,8 @@ final class BucketDoor
      * @param cost       tokens, at least 1.
      * @return {@link CheckResult#ADMITTED}, the retry-after in milliseconds, or {@link CheckResult#NEVER}.
      */
-    static long check(final Doors doors, final CharSequence identifier, final Action action, final long cost)
+    static long check(final Doors doors, final CharSequence identifier, final Action action, final long cost,
+        final HeldQuota held)
     {
         final ActionRule rule = doors.policy().rule(action);
         final int verdict = Doors.verdict(rule.limit, cost);
@@ -48,13 +49,13 @@ final class BucketDoor
         {
             return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
         }
-        final int hash = QuotaCache.hash(identifier);
+        final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
         if (verdict == Doors.OVER)
         {
             return doors.never(identifier, hash, action, rule);
         }
         final long now = doors.clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
-        final long result = claim(doors, identifier, hash, action, rule, cost, null, 0);
+        final long result = claim(doors, identifier, hash, action, rule, cost, null, 0, held);
         if (result == UNREACHABLE)
         {
             return doors.unavailable(action);
@@ -68,17 +69,18 @@ final class BucketDoor
      * {@value #CLAIMS} times at most (then degrades rather than spins). Records nothing.
      *
      * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @param held    a handle's own slots, or null for this process's shared cache.
      * @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link Doors#UNREACHABLE}.
      */
     static long claim(final Doors doors, final CharSequence identifier, final int hash, final Action action,
-        final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i)
+        final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i, final HeldQuota held)
     {
         final int kindAction = KIND | action.ordinal();
         for (int attempt = 0; attempt < CLAIMS; attempt++)
         {
             // after a swap the cached slot is known stale: straight to the table
             final QuotaSlot slot = attempt == 0 ?
-                doors.slot(identifier, hash, kindAction, action, rule, rule.version) :
+                doors.slot(identifier, hash, kindAction, action, rule, rule.version, held) :
                 doors.resolve(identifier, hash, kindAction, action, rule, rule.version);
             if (slot == null)
             {

@@ -106,7 +106,7 @@ final class Charges
             else if (c.bucket())
             {
                 final long claimed = BucketDoor.claim(doors, c.identifier(), hash, c.action(), rule, c.cost(),
-                    charging.slots, i);
+                    charging.slots, i, null);
                 charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
                 result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }
@@ -142,7 +142,7 @@ final class Charges
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
             switch (WindowDoor.claim(doors, c.identifier(), hash, c.action(), policy.generation(), rule, number,
-                c.cost(), receipts, true, charging.slots, i))
+                c.cost(), receipts, true, charging.slots, i, null))
             {
                 case WindowClaim.ADMITTED:
                     return CheckResult.ADMITTED;

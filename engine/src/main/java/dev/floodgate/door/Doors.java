@@ -96,7 +96,13 @@ public final class Doors
      */
     public long checkBucket(final CharSequence identifier, final Action action, final long cost)
     {
-        return BucketDoor.check(this, identifier, action, cost);
+        return BucketDoor.check(this, identifier, action, cost, null);
+    }
+
+    /** As {@link #checkBucket}, through a handle's own slot. */
+    public long checkBucket(final HeldQuota held, final long cost)
+    {
+        return BucketDoor.check(this, held.identifier, held.action, cost, held);
     }
 
     /**
@@ -109,7 +115,13 @@ public final class Doors
      */
     public long checkWindow(final CharSequence identifier, final Action action, final long cost)
     {
-        return WindowDoor.check(this, identifier, action, cost);
+        return WindowDoor.check(this, identifier, action, cost, null);
+    }
+
+    /** As {@link #checkWindow}, through a handle's own slot. */
+    public long checkWindow(final HeldQuota held, final long cost)
+    {
+        return WindowDoor.check(this, held.identifier, held.action, cost, held);
     }
 
     /**
@@ -181,6 +193,35 @@ public final class Doors
     QuotaSlot slot(final CharSequence identifier, final int hash, final int kindAction, final Action action,
         final ActionRule rule, final long minVersion)
     {
+        return slot(identifier, hash, kindAction, action, rule, minVersion, null);
+    }
+
+    /**
+     * As {@link #slot(CharSequence, int, int, Action, ActionRule, long)}, from a handle's own slot when
+     * {@code held} is not null (and stored back there when resolved).
+     */
+    QuotaSlot slot(final CharSequence identifier, final int hash, final int kindAction, final Action action,
+        final ActionRule rule, final long minVersion, final HeldQuota held)
+    {
+        if (held != null)
+        {
+            final boolean bucket = kindAction == (BucketDoor.KIND | action.ordinal());
+            final QuotaSlot own = bucket ? held.bucket : held.window;
+            if (own != null && own.version >= minVersion && own.isCurrent())
+            {
+                return own;
+            }
+            final QuotaSlot resolved = resolve(identifier, hash, kindAction, action, rule, minVersion);
+            if (bucket)
+            {
+                held.bucket = resolved;
+            }
+            else
+            {
+                held.window = resolved;
+            }
+            return resolved;
+        }
         final int index = cache.index(hash, kindAction);
         final QuotaSlot cached = cache.get(index, identifier, hash, kindAction);
         // A slot in newer units than this check's rule (another process converted under a policy this

@@ -36,7 +36,8 @@ final class WindowDoor
      * @param cost       tokens, at least 1; all or nothing.
      * @return {@link CheckResult#ADMITTED}, the milliseconds to the window's end, or {@link CheckResult#NEVER}.
      */
-    static long check(final Doors doors, final CharSequence identifier, final Action action, final long cost)
+    static long check(final Doors doors, final CharSequence identifier, final Action action, final long cost,
+        final HeldQuota held)
     {
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
@@ -50,7 +51,7 @@ final class WindowDoor
             {
                 return CheckResult.ADMITTED; // switched off: not counted, not even hashed; it must cost nothing
             }
-            final int hash = QuotaCache.hash(identifier);
+            final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
             if (verdict != Doors.CLAIM)
             {
                 if (doors.policyRegion.generationAcquire() != policy.generation())
@@ -60,7 +61,7 @@ final class WindowDoor
                 return doors.never(identifier, hash, action, rule);
             }
             final int claimed = claim(doors, identifier, hash, action, policy.generation(), rule, cursor.number(),
-                cost, cost == 1 ? null : doors.scratch.get(), false, null, 0);
+                cost, cost == 1 ? null : doors.scratch.get(), false, null, 0, held);
             if (claimed == UNREACHABLE)
             {
                 return doors.unavailable(action);
@@ -82,13 +83,15 @@ final class WindowDoor
      * Records nothing.
      *
      * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @param held    a handle's own slots, or null for this process's shared cache.
      * @return a {@link WindowClaim} outcome, or {@link #UNREACHABLE}.
      */
     static int claim(final Doors doors, final CharSequence identifier, final int hash, final Action action,
         final long policyGeneration, final ActionRule rule, final long windowNumber, final long cost,
-        final long[] receipts, final boolean keep, final QuotaSlot[] claimed, final int i)
+        final long[] receipts, final boolean keep, final QuotaSlot[] claimed, final int i, final HeldQuota held)
     {
-        final QuotaSlot slot = doors.slot(identifier, hash, KIND | action.ordinal(), action, rule, Doors.ANY_VERSION);
+        final QuotaSlot slot = doors.slot(identifier, hash, KIND | action.ordinal(), action, rule, Doors.ANY_VERSION,
+            held);
         if (slot == null)
         {
             return UNREACHABLE;
