@@ -13,7 +13,14 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.floodgate.Quota;
+import io.github.bucket4j.Bucket;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -22,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of checks, the top 1,000 ~60%, and a long tail is seen rarely. Shows the cost of keys that miss this
  * process's address cache (a segment-locked Chronicle Map lookup). Every identifier's entry is created in
  * setup, so the measurement sees cache misses, not inserts. Each identifier is one {@code String} instance,
- * as a connection's user would be.
+ * as a connection's user would be. Beside the checks by name: the same checks through {@link Quota} handles
+ * held per identifier (as a broker holds one per connection), and the peer a Java team would write instead,
+ * a Bucket4j bucket per identifier in a {@link ConcurrentHashMap}, walked in the same sequence.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -40,6 +49,9 @@ public class ManyKeysBenchmark
     String[] identifiers;
     /** The sequence of identifiers every thread walks, each thread from its own offset. */
     String[] sequence;
+    /** The handle of each draw's identifier, one handle per identifier. */
+    Quota[] handles;
+    final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
     final AtomicInteger nextOffset = new AtomicInteger();
 
     /** One thread's position in {@link #sequence}. */
@@ -59,6 +71,13 @@ public class ManyKeysBenchmark
             final int p = position;
             position = (p + 1) & (SAMPLES - 1);
             return sequence[p];
+        }
+
+        Quota next(final Quota[] handles)
+        {
+            final int p = position;
+            position = (p + 1) & (SAMPLES - 1);
+            return handles[p];
         }
     }
 
@@ -80,6 +99,17 @@ public class ManyKeysBenchmark
                     "checkLimitInCaller");
             }
         });
+        final Map<String, Quota> byIdentifier = new HashMap<>();
+        for (final String identifier : identifiers)
+        {
+            byIdentifier.put(identifier, gate.floodgate.quota(identifier, Fixtures.HOT));
+            buckets.put(identifier, newBucket());
+        }
+        handles = new Quota[SAMPLES];
+        for (int i = 0; i < SAMPLES; i++)
+        {
+            handles[i] = byIdentifier.get(sequence[i]);
+        }
     }
 
     @TearDown(Level.Trial)
@@ -109,6 +139,33 @@ public class ManyKeysBenchmark
     public long checkLimitInCaller(final Cursor cursor)
     {
         return gate.floodgate.checkLimitInCaller(cursor.next(sequence), Fixtures.HOT);
+    }
+
+    /** The handle's bucket door, one handle per identifier. */
+    @Benchmark
+    public long quotaCheckLimit(final Cursor cursor)
+    {
+        return cursor.next(handles).checkLimit();
+    }
+
+    /** The handle's window door. */
+    @Benchmark
+    public long quotaCheckLimitInCaller(final Cursor cursor)
+    {
+        return cursor.next(handles).checkLimitInCaller();
+    }
+
+    /** The peer: a Bucket4j bucket per identifier in a {@link ConcurrentHashMap}, as a single JVM would keep them. */
+    @Benchmark
+    public boolean bucket4jMapTryConsume(final Cursor cursor)
+    {
+        return buckets.computeIfAbsent(cursor.next(sequence), k -> newBucket()).tryConsume(1);
+    }
+
+    private static Bucket newBucket()
+    {
+        return Bucket.builder().addLimit(limit -> limit.capacity(1_000_000_000L)
+            .refillGreedy(1_000_000_000L, Duration.ofSeconds(1))).build();
     }
 
     /**
