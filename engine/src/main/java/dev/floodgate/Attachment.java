@@ -38,12 +38,13 @@ final class Attachment
     private final Doors doors;
     private final CounterRegion counterRegion;
     private final BackgroundAgent agent;
+    private final CheckCounters counters;
 
     private Attachment(final Object owner, final FloodgateConfig config, final QuotaTable table)
     {
         this.table = table;
         this.counterRegion = new CounterRegion(table.header());
-        final CheckCounters counters = new CheckCounters(Action.values().length);
+        this.counters = new CheckCounters(Action.values().length);
         this.agent = new BackgroundAgent(owner, config, table, counters, counterRegion);
         final long[] unreachable = new long[Action.values().length];
         for (final Action action : Action.values())
@@ -120,6 +121,20 @@ final class Attachment
     {
         agent.flushCounters();
         return counterRegion.checksVolatile();
+    }
+
+    /** @return this instance's own check counters, from the heap. */
+    Map<Action, Stats.Checks> processChecks()
+    {
+        final Map<Action, Stats.Checks> checks = new java.util.EnumMap<>(Action.class);
+        for (final Action action : Action.values())
+        {
+            final int a = action.ordinal();
+            checks.put(action, new Stats.Checks(counters.sum(a, CounterRegion.ADMITTED),
+                counters.sum(a, CounterRegion.REFUSED), counters.sum(a, CounterRegion.SHADOWED),
+                counters.sum(a, CounterRegion.NEVER)));
+        }
+        return Map.copyOf(checks);
     }
 
     /** @return entries reaped by a janitor pass run now, on the caller's thread. */

@@ -356,6 +356,18 @@ public final class Floodgate implements AutoCloseable
     }
 
     /**
+     * This process's own check counters since this instance opened the file, read from the heap without touching
+     * the file (what a metrics registry polls; {@link #checks()} is the node's).
+     *
+     * @return per action admitted, refused, shadowed and impossible checks of this instance.
+     */
+    public Map<Action, Stats.Checks> processChecks()
+    {
+        ensureOpen();
+        return attachment.processChecks();
+    }
+
+    /**
      * Runs one janitor pass now. Removal takes two passes at least the reclamation grace period apart (see
      * the janitor); this returns what this pass removed.
      *

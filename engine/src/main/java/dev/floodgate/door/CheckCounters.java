@@ -32,6 +32,16 @@ public final class CheckCounters
     }
 
     /**
+     * @param action  an action's ordinal.
+     * @param counter a {@link CounterRegion} counter.
+     * @return this process's running total (exact once its checks have returned; moving while they run).
+     */
+    public long sum(final int action, final int counter)
+    {
+        return cells[action * CounterRegion.COUNTERS + counter].sum();
+    }
+
+    /**
      * Stores the running totals into this process's block. Synchronised: the clock thread and a caller of
      * {@code checks()} flush concurrently, and a slower flush must not store an older, smaller total last.
      *

@@ -27,15 +27,16 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * The engine's public surface is the API ({@code dev.floodgate}) and the read-only reader
- * ({@code dev.floodgate.reader}); {@code store}, {@code door} and {@code janitor} are internal. These rules keep
+ * The engine's public surface is the API ({@code dev.floodgate}), the read-only reader
+ * ({@code dev.floodgate.reader}) and the Micrometer binder ({@code dev.floodgate.metrics}); {@code store},
+ * {@code door} and {@code janitor} are internal. These rules keep
  * an embedder from ever having to name an internal type, and the packages from knotting together.
  */
 @AnalyzeClasses(packages = "dev.floodgate", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest
 {
     static final String[] INTERNAL = {"dev.floodgate.store..", "dev.floodgate.door..", "dev.floodgate.janitor.."};
-    static final String[] PUBLIC = {"dev.floodgate", "dev.floodgate.reader"};
+    static final String[] PUBLIC = {"dev.floodgate", "dev.floodgate.reader", "dev.floodgate.metrics"};
     /** The API's value types and exceptions: all the internal packages may know of the API. */
     static final Set<String> API_VALUES = Set.of("Action", "BlockedEntry", "Charge", "FloodgateFileException", "Probe",
         "Stats", "SystemTicker", "TableBusyException", "Ticker");
@@ -49,6 +50,12 @@ class ArchitectureTest
         .and(visibleOutsideThePackage())
         .should(nameNoInternalType())
         .because("a caller must never have to name (or be able to reach) an internal type");
+
+    @ArchTest
+    static final ArchRule metricsUseThePublicApiOnly = noClasses()
+        .that().resideInAPackage("dev.floodgate.metrics..")
+        .should().dependOnClassesThat().resideInAnyPackage(INTERNAL)
+        .because("the binder is what any embedder could write: it reads what the API exposes");
 
     @ArchTest
     static final ArchRule uncheckedExceptionsLiveInTheApi = classes()

@@ -1,0 +1,127 @@
+package dev.floodgate.metrics;
+
+import dev.floodgate.Action;
+import dev.floodgate.Floodgate;
+import dev.floodgate.Stats;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * Floodgate's figures as Micrometer meters. Low cardinality: tags are the action and the outcome, never an
+ * identifier.
+ *
+ * <ul>
+ * <li>this process's: {@code floodgate.checks} (counter; tags {@code action}, {@code outcome} =
+ * {@code admitted|refused|shadowed|never}; {@link Floodgate#processChecks()});</li>
+ * <li>the node's, shared by every JVM mapping the file ({@link Floodgate#stats()}):
+ * {@code floodgate.table.entries}, {@code floodgate.table.capacity}, {@code floodgate.table.occupancy}
+ * (gauges), {@code floodgate.table.full} and {@code floodgate.checks.unreachable} (counters, tag
+ * {@code action}), {@code floodgate.janitor.reaped} (counter).</li>
+ * </ul>
+ * The node's figures walk the table, so one read serves every node meter for a second (the registry polls
+ * them one by one). After the {@code Floodgate} is closed every meter reads NaN (a node meter within the
+ * second its last read is kept). Thread-safe.
+ */
+public final class FloodgateMetrics implements MeterBinder
+{
+    private static final long NODE_READ_NANOS = 1_000_000_000L;
+    private static final String[] OUTCOMES = {"admitted", "refused", "shadowed", "never"};
+
+    private final Floodgate floodgate;
+    private Stats node; // guarded by this
+    private long nodeReadAt; // guarded by this
+
+    /** @param floodgate the instance whose figures to publish. */
+    public FloodgateMetrics(final Floodgate floodgate)
+    {
+        this.floodgate = java.util.Objects.requireNonNull(floodgate, "floodgate");
+    }
+
+    @Override
+    public void bindTo(final MeterRegistry registry)
+    {
+        for (final Action action : Action.values())
+        {
+            final String tag = action.configPrefix();
+            for (int o = 0; o < OUTCOMES.length; o++)
+            {
+                final int outcome = o;
+                FunctionCounter.builder("floodgate.checks", this, m -> m.process(action, outcome))
+                    .description("checks by this process").tags("action", tag, "outcome", OUTCOMES[o])
+                    .register(registry);
+            }
+            FunctionCounter.builder("floodgate.table.full", this, m -> m.node(s -> s.tableFull().get(action)))
+                .description("checks of every process that found the table full").tag("action", tag)
+                .register(registry);
+            FunctionCounter.builder("floodgate.checks.unreachable", this,
+                    m -> m.node(s -> s.degraded().get(action)))
+                .description("checks of every process that could not reach their entry in time").tag("action", tag)
+                .register(registry);
+        }
+        Gauge.builder("floodgate.table.entries", this, m -> m.node(s -> s.buckets() + s.windowCounters() +
+                s.blockedEntries() + s.tombstoned()))
+            .description("entries in the node's table, tombstoned included").register(registry);
+        Gauge.builder("floodgate.table.capacity", this, m -> m.node(Stats::capacity))
+            .description("entries the node's table holds").register(registry);
+        Gauge.builder("floodgate.table.occupancy", this, m -> m.nodeRatio(s -> (double)(s.buckets() +
+                s.windowCounters() + s.blockedEntries() + s.tombstoned()) / s.capacity()))
+            .description("entries over capacity").register(registry);
+        FunctionCounter.builder("floodgate.janitor.reaped", this, m -> m.node(Stats::reaped))
+            .description("entries the janitors of every process removed").register(registry);
+    }
+
+    private double process(final Action action, final int outcome)
+    {
+        try
+        {
+            final Stats.Checks checks = floodgate.processChecks().get(action);
+            return switch (outcome)
+            {
+                case 0 -> checks.admitted();
+                case 1 -> checks.refused();
+                case 2 -> checks.shadowed();
+                default -> checks.never();
+            };
+        }
+        catch (final IllegalStateException closed)
+        {
+            return Double.NaN;
+        }
+    }
+
+    private double node(final ToLongFunction<Stats> figure)
+    {
+        final Stats stats = nodeStats();
+        return stats == null ? Double.NaN : figure.applyAsLong(stats);
+    }
+
+    private double nodeRatio(final ToDoubleFunction<Stats> figure)
+    {
+        final Stats stats = nodeStats();
+        return stats == null ? Double.NaN : figure.applyAsDouble(stats);
+    }
+
+    /** @return the node's figures, read at most once a second; null once the instance is closed. */
+    private synchronized Stats nodeStats()
+    {
+        final long now = floodgate.config().ticker().nanos();
+        if (node == null || now - nodeReadAt >= NODE_READ_NANOS)
+        {
+            try
+            {
+                node = floodgate.stats();
+                nodeReadAt = now;
+            }
+            catch (final IllegalStateException closed)
+            {
+                return null;
+            }
+        }
+        return node;
+    }
+}

@@ -1,0 +1,73 @@
+package dev.floodgate.metrics;
+
+import dev.floodgate.Action;
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
+import dev.floodgate.Ticker;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The meters a broker binds: this process's checks by action and outcome, the node's table figures, never an
+ * identifier as a tag.
+ */
+class FloodgateMetricsTest
+{
+    private static final long MS = 1_000_000L;
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong now = new AtomicLong(3_600_000 * MS);
+    private final Ticker ticker = now::get;
+
+    private double counter(final SimpleMeterRegistry registry, final String name, final String... tags)
+    {
+        return registry.get(name).tags(tags).functionCounter().count();
+    }
+
+    @Test
+    void shouldCountThisProcesssChecksAndReadTheNodesTable()
+    {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final FloodgateConfig config = FloodgateConfig.builder().file(dir.resolve("metrics.map")).capacity(1_000)
+            .ticker(ticker).limit(Action.PUBLISH, 2, 1_000).build();
+        try (Floodgate gate = Floodgate.open(config))
+        {
+            new FloodgateMetrics(gate).bindTo(registry);
+            gate.checkLimitInCaller("alice", Action.PUBLISH);
+            gate.checkLimitInCaller("alice", Action.PUBLISH);
+            gate.checkLimitInCaller("alice", Action.PUBLISH);
+            gate.checkLimitInCaller("alice", Action.PUBLISH, 3);
+            gate.checkLimit("10.0.0.1", Action.AUTH);
+            assertEquals(2, counter(registry, "floodgate.checks", "action", "publish", "outcome", "admitted"));
+            assertEquals(2, counter(registry, "floodgate.checks", "action", "publish", "outcome", "refused"));
+            assertEquals(1, counter(registry, "floodgate.checks", "action", "publish", "outcome", "never"));
+            assertEquals(1, counter(registry, "floodgate.checks", "action", "auth", "outcome", "admitted"));
+            // alice's window and blocked counter, the IP's bucket
+            assertEquals(3, registry.get("floodgate.table.entries").gauge().value());
+            assertEquals(1_000, registry.get("floodgate.table.capacity").gauge().value());
+            assertEquals(0.003, registry.get("floodgate.table.occupancy").gauge().value(), 1e-9);
+            assertEquals(0, counter(registry, "floodgate.table.full", "action", "publish"));
+            assertEquals(0, counter(registry, "floodgate.checks.unreachable", "action", "auth"));
+            assertEquals(0, registry.get("floodgate.janitor.reaped").functionCounter().count());
+            for (final Meter meter : registry.getMeters())
+            {
+                assertTrue(meter.getId().getTags().stream().noneMatch(t -> t.getValue().contains("alice") ||
+                    t.getValue().contains("10.0.0.1")), "no identifier as a tag: " + meter.getId());
+            }
+        }
+        assertTrue(Double.isNaN(counter(registry, "floodgate.checks", "action", "publish", "outcome", "admitted")),
+            "a closed instance reads NaN");
+        now.addAndGet(1_000 * MS);
+        assertTrue(Double.isNaN(registry.get("floodgate.table.entries").gauge().value()));
+    }
+}
