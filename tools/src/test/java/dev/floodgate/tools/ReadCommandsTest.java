@@ -113,6 +113,23 @@ class ReadCommandsTest
     }
 
     @Test
+    void statsWritesThePrometheusTextFormat() throws Exception
+    {
+        final Cli.Result result = Cli.run("stats", "--file", table, "--prometheus");
+        assertEquals(0, result.code(), result::toString);
+        final String text = result.out();
+        assertTrue(text.contains("# TYPE floodgate_checks_total counter"), text);
+        assertTrue(text.contains("floodgate_checks_total{action=\"auth\",outcome=\"admitted\"} 21"), text);
+        assertTrue(text.contains("floodgate_checks_total{action=\"publish\",outcome=\"refused\"} 50"), text);
+        assertTrue(text.contains("floodgate_table_entries{action=\"auth\",kind=\"bucket\"} 3"), text);
+        assertTrue(text.contains("floodgate_table_capacity 1000"), text);
+        assertTrue(text.contains("floodgate_table_full_total{action=\"publish\"} 0"), text);
+        assertTrue(text.contains("floodgate_checks_unreachable_total{action=\"auth\"} 0"), text);
+        assertTrue(!text.contains("10.0.0.1") && !text.contains(TestWriter.LONG), "no identifier in the labels");
+        assertEquals(2, Cli.run("stats", "--file", table, "--prometheus", "--json").code(), "one format at a time");
+    }
+
+    @Test
     void statsShowsHeaderCountsAndJson() throws Exception
     {
         final Cli.Result text = Cli.run("stats", "--file", table);

@@ -54,7 +54,7 @@ class ReadOnlyReadersTest
         assertTrue(immutable || !"root".equals(System.getProperty("user.name")), "chattr +i failed on " + file);
         try
         {
-            for (final String[] command : new String[][] {{"dump"}, {"dump", "--json"}, {"stats"}, {"stats", "--json"},
+            for (final String[] command : new String[][] {{"dump"}, {"dump", "--json"}, {"stats"}, {"stats", "--json"}, {"stats", "--prometheus"},
                 {"top", "--action", "auth"}, {"watch", "--iterations", "2", "--interval", "1ms"},
                 {"watch", "--json", "--iterations", "1"}, {"policy"}, {"policy", "--json"}})
             {

@@ -8,6 +8,7 @@ import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
 import dev.floodgate.tools.format.Json;
+import dev.floodgate.tools.format.PrometheusText;
 import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.table.TableFiles;
 import dev.floodgate.tools.table.TableReading;
@@ -15,16 +16,22 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Prints the table's header, entry counts by kind and action, table-full and degraded " +
-        "checks, the table guard, janitor runs and reaps, and how many processes are attached.",
+        "checks, the table guard, janitor runs and reaps, and how many processes are attached; as text, JSON " +
+        "or the Prometheus text format.",
         "Reads the file read-only, without any lock: needs only read permission."})
 public final class StatsCommand implements Callable<Integer>
 {
@@ -37,16 +44,37 @@ public final class StatsCommand implements Callable<Integer>
     @Option(names = "--json", description = "One JSON object.")
     private boolean json;
 
+    @Option(names = "--prometheus", description = "The node's figures in the Prometheus text format (for " +
+        "node_exporter's textfile collector or a sidecar).")
+    private boolean prometheus;
+
     @Override
     public Integer call()
     {
+        if (json && prometheus)
+        {
+            throw new ParameterException(spec.commandLine(), "--json and --prometheus: expected one of them");
+        }
         final TableReading report;
         try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
         {
             report = TableReading.read(reader);
         }
         final PrintWriter out = spec.commandLine().getOut();
-        if (json)
+        if (prometheus)
+        {
+            final ByteArrayOutputStream text = new ByteArrayOutputStream();
+            try
+            {
+                PrometheusText.write(report, text);
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex); // a byte array does not fail
+            }
+            out.print(text.toString(StandardCharsets.UTF_8));
+        }
+        else if (json)
         {
             out.println(json(report));
         }

@@ -1,0 +1,109 @@
+package dev.floodgate.tools.format;
+
+import dev.floodgate.Action;
+import dev.floodgate.Stats;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.TableCounters;
+import dev.floodgate.tools.table.TableReading;
+import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+/**
+ * The node's figures in the Prometheus text format, for node_exporter's textfile collector or a sidecar: built
+ * as the Prometheus Java client's snapshots and written by its own {@link PrometheusTextFormatWriter}, never by
+ * hand. Names follow the meters of {@code dev.floodgate.metrics.FloodgateMetrics} with underscores; counters
+ * get the writer's {@code _total}. Every figure here is the node's (all processes mapping the file). Labels are
+ * the action, the outcome and the entry kind, never an identifier.
+ */
+public final class PrometheusText
+{
+    private PrometheusText()
+    {
+    }
+
+    /**
+     * @param report the table read.
+     * @param out    where to write (not closed).
+     * @throws IOException when writing fails.
+     */
+    public static void write(final TableReading report, final OutputStream out) throws IOException
+    {
+        final TableCounters c = report.counters();
+        final List<MetricSnapshot> metrics = new ArrayList<>();
+        final CounterSnapshot.Builder checks = CounterSnapshot.builder().name("floodgate_checks")
+            .help("checks by every process mapping the table, by action and outcome");
+        final String[] outcomes = {"admitted", "refused", "shadowed", "never"};
+        final List<ToLongFunction<Stats.Checks>> values = List.of(Stats.Checks::admitted, Stats.Checks::refused,
+            Stats.Checks::shadowed, Stats.Checks::never);
+        for (final Action action : Action.values())
+        {
+            for (int o = 0; o < outcomes.length; o++)
+            {
+                checks.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("action", action.configPrefix(), "outcome", outcomes[o]))
+                    .value(values.get(o).applyAsLong(report.checks().get(action))).build());
+            }
+        }
+        metrics.add(checks.build());
+        metrics.add(perAction("floodgate_table_full", "checks that found the table full", c.tableFull()));
+        metrics.add(perAction("floodgate_checks_unreachable",
+            "checks that could not reach their entry in time (answered by the unreachable rule)", c.degraded()));
+        final GaugeSnapshot.Builder entries = GaugeSnapshot.builder().name("floodgate_table_entries")
+            .help("live entries by action and kind");
+        for (final Action action : Action.values())
+        {
+            for (final EntryKind kind : EntryKind.values())
+            {
+                entries.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .labels(Labels.of("action", action.configPrefix(), "kind", kind.name().toLowerCase(java.util.Locale.ROOT)))
+                    .value(report.count(kind, action)).build());
+            }
+        }
+        metrics.add(entries.build());
+        metrics.add(gauge("floodgate_table_tombstoned", "entries the janitor is ageing out", report.tombstonedEntries()));
+        metrics.add(gauge("floodgate_table_capacity", "entries the table holds", report.identity().capacity()));
+        metrics.add(gauge("floodgate_table_occupancy_ratio", "entries over capacity",
+            report.occupancyPercent() / 100.0));
+        metrics.add(gauge("floodgate_processes_attached", "processes that have the table open", report.attached()));
+        metrics.add(counter("floodgate_janitor_reaped", "entries the janitors removed", c.reaped()));
+        metrics.add(counter("floodgate_janitor_runs", "janitor passes", c.janitorRuns()));
+        metrics.add(counter("floodgate_guard_repairs", "guards of dead holders taken over", c.guardRepairs()));
+        metrics.add(gauge("floodgate_guards_held", "segment guards held at the moment of reading", c.guardsHeld()));
+        new PrometheusTextFormatWriter(false).write(out, new MetricSnapshots(metrics), EscapingScheme.UNDERSCORE_ESCAPING);
+    }
+
+    private static CounterSnapshot perAction(final String name, final String help,
+        final java.util.Map<Action, Long> byAction)
+    {
+        final CounterSnapshot.Builder builder = CounterSnapshot.builder().name(name).help(help);
+        for (final Action action : Action.values())
+        {
+            builder.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                .labels(Labels.of("action", action.configPrefix())).value(byAction.get(action)).build());
+        }
+        return builder.build();
+    }
+
+    private static CounterSnapshot counter(final String name, final String help, final long value)
+    {
+        return CounterSnapshot.builder().name(name).help(help)
+            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(value).build()).build();
+    }
+
+    private static GaugeSnapshot gauge(final String name, final String help, final double value)
+    {
+        return GaugeSnapshot.builder().name(name).help(help)
+            .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).build()).build();
+    }
+}
