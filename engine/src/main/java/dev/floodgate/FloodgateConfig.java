@@ -311,7 +311,10 @@ public final class FloodgateConfig
                 .append('/').append(limit.windowMs()).append("ms").append(shadow[action.ordinal()] ? " shadow" : "");
         }
         return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
-            .append(", capacity=").append(capacity).append('}').toString();
+            .append(", capacity=").append(capacity).append(", reclaimGraceMs=").append(reclaimGraceMs)
+            .append(", groupReadable=").append(groupReadable).append(", unreachableRetryAfterMs=")
+            .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=").append(Arrays.toString(admitWhenUnreachable))
+            .append('}').toString();
     }
 
     @Override
@@ -320,6 +323,7 @@ public final class FloodgateConfig
         return other instanceof FloodgateConfig that && enabled == that.enabled &&
             cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
             Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker) &&
+            reclaimGraceMs == that.reclaimGraceMs && groupReadable == that.groupReadable &&
             Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
             unreachableRetryAfterMs == that.unreachableRetryAfterMs;
     }

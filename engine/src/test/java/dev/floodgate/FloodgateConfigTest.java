@@ -113,4 +113,18 @@ class FloodgateConfigTest
             () -> FloodgateConfig.builder().build().withPolicyKeys(Map.of("auth_rate_unreachable", "maybe")));
         assertTrue(error.getMessage().startsWith("auth_rate_unreachable='maybe'"), error.getMessage());
     }
+
+    @Test
+    void shouldTellConfigurationsApartByEverySetting()
+    {
+        // before: two configurations differing only in the grace period or the file mode were equal
+        final FloodgateConfig base = FloodgateConfig.builder().build();
+        assertEquals(base, FloodgateConfig.builder().build());
+        assertEquals(base.hashCode(), FloodgateConfig.builder().build().hashCode());
+        assertFalse(base.equals(FloodgateConfig.builder().reclaimGraceMs(5_000).build()));
+        assertFalse(base.equals(FloodgateConfig.builder().groupReadable(true).build()));
+        assertFalse(base.equals(FloodgateConfig.builder().unreachableRetryAfterMs(10).build()));
+        assertFalse(base.equals(FloodgateConfig.builder().admitWhenUnreachable(Action.PUBLISH, true).build()));
+        assertTrue(FloodgateConfig.builder().reclaimGraceMs(5_000).build().toString().contains("reclaimGraceMs=5000"));
+    }
 }
