@@ -1,5 +1,6 @@
 package dev.floodgate.jmh;
 
+import dev.floodgate.Quota;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -38,6 +39,8 @@ public class HotKeyBenchmark
     private static final int COUNTER_OFFSET = 64;
 
     Fixtures.Gate gate;
+    /** The same identifier and action, resolved once, as a broker holds it per connection. */
+    Quota quota;
     Path counterDir;
     MappedByteBuffer counterMapping;
     UnsafeBuffer counter;
@@ -54,6 +57,7 @@ public class HotKeyBenchmark
             }
             openCounter();
         });
+        quota = gate.floodgate.quota(USER, Fixtures.HOT);
     }
 
     /** A mapped file of its own: the memory kind the doors write, without the table around it. */
@@ -99,6 +103,20 @@ public class HotKeyBenchmark
     public long checkLimitInCaller()
     {
         return gate.floodgate.checkLimitInCaller(USER, Fixtures.HOT);
+    }
+
+    /** Door 1 through a handle: no identifier to find. */
+    @Benchmark
+    public long quotaCheckLimit()
+    {
+        return quota.checkLimit();
+    }
+
+    /** Door 2 through a handle. */
+    @Benchmark
+    public long quotaCheckLimitInCaller()
+    {
+        return quota.checkLimitInCaller();
     }
 
     /** The design's baseline: one unsharded atomic add in the mapped file. */
