@@ -30,13 +30,18 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <li>then the key bytes, the kind, the action and the value size: a chunk reused by another key's insert has
  * that key's bytes, which Chronicle writes before the value (so a new occupant's generation is never seen
  * without its key);</li>
- * <li>then the units (limit, window, version) and, for a bucket, the TAT word (volatile): a bucket in older
- * units than the caller's or frozen by a conversion ({@code BucketConversion} freezes the word before it
- * publishes its new generation and rewrites the units) is left to the locked path, so whoever holds a
- * generation holds the units its word is in;</li>
- * <li>then the generation again, unchanged, and the slot again, unchanged: the entry was neither converted nor
- * removed during the reads.</li>
+ * <li>then the slot again, unchanged: a slot seen again was written after its entry's copy, even when the same
+ * key was reinserted into the same chunk meanwhile;</li>
+ * <li>then, for a bucket, the TAT word before the units: a word frozen by a conversion is left to the locked
+ * path, and a word not frozen under the generation read means the conversion that published that generation
+ * ({@code BucketConversion}: freeze, new generation, units, converted word, version) has stored its units
+ * already. Reading the units first let a conversion slip between the two (found by review; a race test keeps
+ * it);</li>
+ * <li>then the units (limit, window, version): a bucket in older units than the caller's is left to the locked
+ * path, which converts it;</li>
+ * <li>then the generation again, unchanged: the entry was neither converted nor removed during the reads.</li>
  * </ol>
+ * So whoever holds a generation holds the units its word is in.
  * A generation read live cannot be reaped before a grace period has passed after its tombstone (see
  * {@code Janitor}), so from here the caller uses the entry under the same rule as one resolved under the lock.
  *
@@ -131,14 +136,21 @@ final class EntryFinder
         {
             return null;
         }
-        final long limit = value.limitVolatile();
-        final long windowMs = value.windowMsVolatile();
-        final long version = value.unitsVersionVolatile() & 0xFFFF_FFFFL;
-        if (kind == Entry.KIND_BUCKET && (version < unitsVersion || value.isBucketFrozenVolatile()))
+        // the slot again: a slot seen again was written after its entry's copy (Chronicle publishes the slot last)
+        if (hashLookup.readEntryVolatile(tier, pos) != slot)
         {
             return null;
         }
-        if (value.generationVolatile() != generation || hashLookup.readEntryVolatile(tier, pos) != slot)
+        // the word before the units: seeing this generation, a word not frozen means the conversion that
+        // published it has stored its converted word, and so its units, before (see BucketConversion's order)
+        if (kind == Entry.KIND_BUCKET && value.isBucketFrozenVolatile())
+        {
+            return null;
+        }
+        final long limit = value.limitVolatile();
+        final long windowMs = value.windowMsVolatile();
+        final long version = value.unitsVersionVolatile() & 0xFFFF_FFFFL;
+        if (kind == Entry.KIND_BUCKET && version < unitsVersion || value.generationVolatile() != generation)
         {
             return null;
         }
