@@ -56,6 +56,14 @@ class ChargeUnreachableTest
             assertEquals(1, gate.stats().degraded().get(Action.PUBLISH), "counted as unreachable");
             assertEquals(1, gate.checks().get(Action.PUBLISH).refused(), "and as one refused check");
             assertEquals(0, gate.blockedCount(user, Action.PUBLISH), "but not as a refusal of the user");
+
+            // in shadow mode too, an unreachable quota refuses, as a one-action check of it does
+            gate.reconfigure(FloodgateConfig.builder().file(file).capacity(1_000)
+                .limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).shadow(Action.PUBLISH, true).build());
+            assertEquals(FloodgateConfig.DEFAULT_UNREACHABLE_RETRY_AFTER_MS,
+                gate.checkLimitInCaller(user, Action.PUBLISH), "the one-action check");
+            assertEquals(FloodgateConfig.DEFAULT_UNREACHABLE_RETRY_AFTER_MS,
+                gate.charge(List.of(Charge.window(user, Action.PUBLISH, 1))), "and the charge answer alike");
         }
     }
 }

@@ -118,7 +118,8 @@ final class Charges
                 stale = result == STALE_CHARGE;
             }
             charging.results[i] = result;
-            if (result != CheckResult.ADMITTED && !stale && !rule.shadow)
+            // an unreachable quota refuses whatever its mode, as a one-action check does (Doors.unavailable)
+            if (result != CheckResult.ADMITTED && !stale && (!rule.shadow || charging.unreachable[i]))
             {
                 charging.refused = i;
             }
