@@ -134,7 +134,8 @@ public final class Floodgate implements AutoCloseable
         Arguments.requireCheck(identifier, cost);
         try
         {
-            return enabled ? openDoors().checkBucket(identifier, action, cost) : ADMITTED;
+            final Doors doors = openDoors(); // closed: throws, switched off or not
+            return enabled ? doors.checkBucket(identifier, action, cost) : ADMITTED;
         }
         finally
         {
@@ -171,7 +172,8 @@ public final class Floodgate implements AutoCloseable
         Arguments.requireCheck(identifier, cost);
         try
         {
-            return enabled ? openDoors().checkWindow(identifier, action, cost) : ADMITTED;
+            final Doors doors = openDoors();
+            return enabled ? doors.checkWindow(identifier, action, cost) : ADMITTED;
         }
         finally
         {
@@ -192,7 +194,8 @@ public final class Floodgate implements AutoCloseable
         Arguments.requireCharges(charges);
         try
         {
-            return enabled ? openDoors().charge(charges) : ADMITTED;
+            final Doors doors = openDoors();
+            return enabled ? doors.charge(charges) : ADMITTED;
         }
         finally
         {
@@ -229,7 +232,8 @@ public final class Floodgate implements AutoCloseable
         Arguments.requireKey(identifier, action);
         try
         {
-            return enabled ? Probes.bucket(openDoors(), identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
+            final Doors doors = openDoors();
+            return enabled ? Probes.bucket(doors, identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
         }
         finally
         {
@@ -251,7 +255,8 @@ public final class Floodgate implements AutoCloseable
         Arguments.requireKey(identifier, action);
         try
         {
-            return enabled ? Probes.window(openDoors(), identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
+            final Doors doors = openDoors();
+            return enabled ? Probes.window(doors, identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
         }
         finally
         {

@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.door.Doors;
 import dev.floodgate.door.HeldQuota;
 
 import java.lang.ref.Reference;
@@ -28,7 +29,8 @@ final class FloodgateQuota implements Quota
         Charge.requireCost(cost);
         try
         {
-            return gate.isEnabled() ? gate.openDoors().checkBucket(held, cost) : Floodgate.ADMITTED;
+            final Doors doors = gate.openDoors(); // closed: throws, switched off or not
+            return gate.isEnabled() ? doors.checkBucket(held, cost) : Floodgate.ADMITTED;
         }
         finally
         {
@@ -48,7 +50,8 @@ final class FloodgateQuota implements Quota
         Charge.requireCost(cost);
         try
         {
-            return gate.isEnabled() ? gate.openDoors().checkWindow(held, cost) : Floodgate.ADMITTED;
+            final Doors doors = gate.openDoors();
+            return gate.isEnabled() ? doors.checkWindow(held, cost) : Floodgate.ADMITTED;
         }
         finally
         {

@@ -9,7 +9,7 @@ package dev.floodgate;
  * check allocates nothing.
  *
  * <p>Thread-safe. Valid while its {@code Floodgate} is open: after {@link Floodgate#close()} every method
- * throws {@link IllegalStateException}.
+ * throws {@link IllegalStateException}, the engine switched off or not.
  */
 public interface Quota
 {

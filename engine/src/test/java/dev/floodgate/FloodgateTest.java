@@ -149,6 +149,10 @@ class FloodgateTest
         gate = Floodgate.open(config().enabled(false).build());
         assertEquals(100, admitted(door, "10.0.0.9", Action.AUTH, 100));
         assertEquals(0, gate.stats().entries());
+        gate.close();
+        // before: a switched-off engine admitted after close without looking, against close()'s contract
+        assertThrows(IllegalStateException.class, () -> door.check.apply(gate, "10.0.0.9", Action.AUTH));
+        assertThrows(IllegalStateException.class, () -> gate.quota("10.0.0.9", Action.AUTH));
     }
 
     @ParameterizedTest
