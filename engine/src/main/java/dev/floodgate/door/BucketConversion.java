@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
  * Freezing comes first so that every state a lock-free reader of the entry ({@code EntryFinder}) can see
  * between the new generation and the new units has the word frozen, which it refuses: whoever holds a
  * generation holds the units its word is in.
- * A locker that finds the word frozen undoes steps 2-3 from the side record (units, then the word, last) and
+ * A locker that finds the word frozen undoes steps 3 and 1 from the side record (units, then the word, last) and
  * converts afresh: killed during the undo, the word is still frozen and the side record intact. Killed after
  * step 4, the units match the word and only the version is behind: the next locker records it (or converts
  * from those units to a still newer policy's). A frozen word is never idle to the janitor

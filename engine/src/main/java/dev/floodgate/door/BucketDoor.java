@@ -9,14 +9,15 @@ import dev.floodgate.store.Entry;
  *
  * <p><b>Bucket units across a policy change.</b> A bucket's TAT word is in units of its limit and window. The
  * entry records which (limit, window, version); the first check that finds the entry's version older than
- * its policy's converts the word under the segment's update lock ({@link BucketConversion}): a new entry
- * generation first, then the word frozen with a side record, the new units, the converted word (never equal
- * to the old one), the version; a process killed at any step leaves a state the next locker finishes or undoes.
+ * its policy's converts the word under the segment's update lock ({@link BucketConversion}): the word frozen
+ * with a side record first, then a new entry generation, the new units, the converted word (never equal to the
+ * old one), the version; a process killed at any step leaves a state the next locker finishes or undoes.
  * A check in any process, on either policy, reads the TAT word and then the generation before its
  * compare-and-set
  * ({@link TokenBucket#tryAcquire(Entry, dev.floodgate.Ticker, long, long)}):
- * if it read the frozen or converted word it sees the new generation and resolves again; if it read the old
- * word its compare-and-set either lands first (and its token is converted with the debt) or fails. So no
+ * a frozen word is stale whatever the generation; if it read the converted word it sees the new generation
+ * and resolves again; if it read the old word its compare-and-set either lands first (and its token is
+ * converted with the debt) or fails. So no
  * check applies one policy's units to the other's word, and the tokens already spent carry over.
  *
  * <p>Stateless; thread-safe.

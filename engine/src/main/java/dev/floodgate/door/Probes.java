@@ -9,7 +9,8 @@ import dev.floodgate.store.Resolved;
 /**
  * Probes: what the bucket or the window door would answer now, consuming nothing and creating no entry. The
  * state comes from the table ({@code QuotaTable.peek}: the entry read in place without a lock, or a copy under
- * its read lock) and is read with the readers' arithmetic ({@link EntryArithmetic}), which is the doors' own,
+ * its read lock; words read in place count only when the generation is unchanged after them, else the probe
+ * looks again) and is read with the readers' arithmetic ({@link EntryArithmetic}), which is the doors' own,
  * including a bucket's conversion to newer units. An entry that cannot be reached in time answers as the
  * action's unreachable rule would answer a check. Stateless; thread-safe; allocates (not a hot path).
  */
@@ -35,18 +36,29 @@ public final class Probes
         {
             return off();
         }
-        final Resolved found;
-        try
+        Resolved found = null;
+        long tat = 0;
+        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
-            found = doors.table().peek(Entry.KIND_BUCKET, action, identifier);
-        }
-        catch (final TableBusyException ex)
-        {
-            return unreachable(doors, action, rule.limit);
+            try
+            {
+                found = doors.table().peek(Entry.KIND_BUCKET, action, identifier);
+            }
+            catch (final TableBusyException ex)
+            {
+                return unreachable(doors, action, rule.limit);
+            }
+            // the word read in place: still this entry's, in these units, only if the generation still says so
+            tat = found == null ? 0 : found.entry().bucketTatVolatile();
+            if (found == null || (tat != TokenBucket.FROZEN && found.entry().isCurrentAcquire(found.generation())))
+            {
+                break;
+            }
+            found = null; // converted, frozen or reaped under the read: look again, or answer as full
         }
         final long now = doors.ticker.nanos();
         final EntryArithmetic.Bucket state = found == null ? null : EntryArithmetic.bucket(found.limit(),
-            found.windowMs(), found.version(), found.entry().bucketTatVolatile(), policy.block(action), now);
+            found.windowMs(), found.version(), tat, policy.block(action), now);
         if (state == null)
         {
             return new Probe(rule.limit, rule.limit, 0, 0); // never seen, or idle long enough to be reaped: full
@@ -75,22 +87,32 @@ public final class Probes
         {
             return off();
         }
-        final Resolved found;
-        try
-        {
-            found = doors.table().peek(Entry.KIND_WINDOW, action, identifier);
-        }
-        catch (final TableBusyException ex)
-        {
-            return unreachable(doors, action, limit);
-        }
         final long[] words = new long[doors.shards];
-        if (found != null)
+        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
+            final Resolved found;
+            try
+            {
+                found = doors.table().peek(Entry.KIND_WINDOW, action, identifier);
+            }
+            catch (final TableBusyException ex)
+            {
+                return unreachable(doors, action, limit);
+            }
+            if (found == null)
+            {
+                break;
+            }
             for (int shard = 0; shard < words.length; shard++)
             {
                 words[shard] = found.entry().shardVolatile(shard);
             }
+            // the words read in place are this entry's only if the generation still says so afterwards
+            if (found.entry().isCurrentAcquire(found.generation()))
+            {
+                break;
+            }
+            java.util.Arrays.fill(words, 0); // reaped and reused under the read: look again, or answer as new
         }
         final EntryArithmetic.Window state = EntryArithmetic.window(words, policy.block(action), doors.shards,
             nowNanos);
