@@ -205,22 +205,9 @@ public final class Doors
     {
         if (held != null)
         {
-            final boolean bucket = kindAction == (BucketDoor.KIND | action.ordinal());
-            final QuotaSlot own = bucket ? held.bucket : held.window;
-            if (own != null && own.version >= minVersion && own.isCurrent())
-            {
-                return own;
-            }
-            final QuotaSlot resolved = resolve(identifier, hash, kindAction, action, rule, minVersion);
-            if (bucket)
-            {
-                held.bucket = resolved;
-            }
-            else
-            {
-                held.window = resolved;
-            }
-            return resolved;
+            final QuotaSlot own = held.slot(kindAction);
+            return own != null && own.version >= minVersion && own.isCurrent() ? own :
+                held.keep(kindAction, resolve(identifier, hash, kindAction, action, rule, minVersion));
         }
         final int index = cache.index(hash, kindAction);
         final QuotaSlot cached = cache.get(index, identifier, hash, kindAction);

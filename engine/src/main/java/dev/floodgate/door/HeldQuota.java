@@ -31,6 +31,26 @@ public final class HeldQuota
         this.action = action;
     }
 
+    /** @param kindAction the door's kind and the action. @return the handle's slot for that door, or null. */
+    QuotaSlot slot(final int kindAction)
+    {
+        return kindAction == (BucketDoor.KIND | action.ordinal()) ? bucket : window;
+    }
+
+    /** @param kindAction the door's kind and the action. @param slot a resolved slot, or null. @return it. */
+    QuotaSlot keep(final int kindAction, final QuotaSlot slot)
+    {
+        if (kindAction == (BucketDoor.KIND | action.ordinal()))
+        {
+            bucket = slot;
+        }
+        else
+        {
+            window = slot;
+        }
+        return slot;
+    }
+
     /** @return the identifier. */
     public String identifier()
     {
