@@ -143,6 +143,22 @@ public final class Entry
         return kind == KIND_BUCKET ? HEADER_LENGTH : SHARDS_OFFSET + shards * SHARD_STRIDE;
     }
 
+    /**
+     * Copies the value, plain loads (under the segment's lock, for a reader that must not create the entry).
+     *
+     * @param into a buffer of exactly this value's length.
+     * @return false, copying nothing, when the lengths differ (another kind's value).
+     */
+    boolean copyTo(final UnsafeBuffer into)
+    {
+        if (into.capacity() != value.capacity())
+        {
+            return false;
+        }
+        into.putBytes(0, value, 0, value.capacity());
+        return true;
+    }
+
     /** @return the length of the wrapped value in bytes. */
     public int length()
     {

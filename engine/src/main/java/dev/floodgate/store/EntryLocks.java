@@ -53,8 +53,12 @@ public final class EntryLocks
     public long readValue(final byte kind, final Action action, final CharSequence identifier,
         final ToLongFunction<Entry> reader, final long absent)
     {
-        final long timeoutNanos = QuotaTable.TOOL_TIMEOUT_NANOS;
-        final byte[] key = hasher.key(identifier, action, kind);
+        return readLive(hasher.key(identifier, action, kind), QuotaTable.TOOL_TIMEOUT_NANOS, reader, absent);
+    }
+
+    private long readLive(final byte[] key, final long timeoutNanos, final ToLongFunction<Entry> reader,
+        final long absent)
+    {
         final UnsafeBuffer buffer = scratch.get();
         int segment = -1;
         operations.enter();
@@ -89,27 +93,8 @@ public final class EntryLocks
     Resolved copyIfLive(final byte[] key, final int length)
     {
         final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
-        final UnsafeBuffer buffer = scratch.get();
-        int segment = -1;
-        boolean live = false;
-        operations.enter();
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key))
-        {
-            segment = enter(c, QuotaTable.CHECK_TIMEOUT_NANOS);
-            lock(file, c.readLock());
-            final MapEntry<byte[], byte[]> entry = c.entry();
-            if (entry != null && entry.value().size() == length)
-            {
-                wrap(entry.value(), buffer);
-                copy.putBytes(0, buffer, 0, length);
-                live = !scratchEntry.get().wrap(buffer).isTombstonedVolatile();
-            }
-        }
-        finally
-        {
-            exit(segment);
-        }
-        if (!live)
+        final ToLongFunction<Entry> copier = live -> live.copyTo(copy) ? 1 : 0; // made before the guard is taken
+        if (readLive(key, QuotaTable.CHECK_TIMEOUT_NANOS, copier, 0) == 0)
         {
             return null;
         }
