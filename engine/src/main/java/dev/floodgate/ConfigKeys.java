@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.door.ShardedWindow;
 import dev.floodgate.door.TokenBucket;
 
 import java.util.function.UnaryOperator;
@@ -39,7 +40,7 @@ final class ConfigKeys
     static final String UNREACHABLE_RETRY_AFTER_MS = "unreachable_retry_after_ms";
 
     // The bounds; FloodgateConfig publishes them and says why each is what it is.
-    static final long MAX_LIMIT = (1L << 24) - 1;
+    static final long MAX_LIMIT = ShardedWindow.MAX_CAP;
     static final long MAX_WINDOW_MS = 7L * 24 * 3600 * 1000;
     static final long MAX_CLEANUP_INTERVAL_MS = 24L * 3600 * 1000;
     static final long MAX_CAPACITY = 50_000_000L;
@@ -125,7 +126,8 @@ final class ConfigKeys
 
     static String limitExpected(final Action action)
     {
-        return "a whole number from " + (action.isSecurityControl() ? 1 : 0) + " to " + MAX_LIMIT +
+        return "a whole number from " + (action.isSecurityControl() ? 1 : 0) + " to " +
+            (action.isSecurityControl() ? TokenBucket.MAX_LIMIT : MAX_LIMIT) +
             (action.isSecurityControl() ? " (a login control cannot be switched off)" : " (0 switches it off)");
     }
 
@@ -138,15 +140,18 @@ final class ConfigKeys
     /**
      * @param names a key to the name its errors use, as the caller's user spells it.
      * @throws IllegalArgumentException naming the key, the value and what was expected, when {@code action}'s
-     * limit or window is out of range or the token bucket cannot represent their rate exactly.
+     * limit or window is out of range, or when the action is a login control (served by the token bucket
+     * only) and the token bucket cannot represent their rate exactly. Another action's limit the bucket
+     * cannot represent is a window-only quota: {@code checkLimitInCaller} serves it, the bucket refuses to.
      */
     static void validateLimit(final Action action, final long limit, final long windowMs,
         final UnaryOperator<String> names)
     {
         final long min = action.isSecurityControl() ? 1 : 0;
-        check(limit >= min && limit <= MAX_LIMIT, names.apply(limitKey(action)), limit, limitExpected(action));
+        final long max = action.isSecurityControl() ? TokenBucket.MAX_LIMIT : MAX_LIMIT;
+        check(limit >= min && limit <= max, names.apply(limitKey(action)), limit, limitExpected(action));
         check(windowMs >= 1 && windowMs <= MAX_WINDOW_MS, names.apply(windowKey(action)), windowMs, WINDOW_EXPECTED);
-        if (limit > 0 && !isExactBucketRate(limit, windowMs))
+        if (action.isSecurityControl() && !isExactBucketRate(limit, windowMs))
         {
             throw new IllegalArgumentException(names.apply(limitKey(action)) + "=" + limit + " with " +
                 names.apply(windowKey(action)) + "=" + windowMs + ": the token bucket cannot represent this rate " +

@@ -26,7 +26,12 @@ import java.util.function.UnaryOperator;
  */
 public final class FloodgateConfig
 {
-    /** Largest limit of any action: a shard word packs its count into 24 bits. */
+    /**
+     * Largest limit of any action, 2<sup>42</sup> - 1 per window (byte-scale quotas): a window shard word packs
+     * its count into 42 bits. The token bucket serves limits up to 2<sup>34</sup> - 1 that
+     * {@link #isExactBucketRate} accepts; a login control must be one of those, another action above that is
+     * a window-only quota ({@link Floodgate#checkLimitInCaller} only).
+     */
     public static final long MAX_LIMIT = ConfigKeys.MAX_LIMIT;
     /** Longest window: seven days. */
     public static final long MAX_WINDOW_MS = ConfigKeys.MAX_WINDOW_MS;

@@ -61,7 +61,8 @@ class FloodgateConfigTest
         "auth_rate_limit|-5|from 1 to",
         "publish_rate_limit|-1|from 0 to",
         "publish_rate_limit|99999999999999999999|whole number",
-        "publish_rate_limit|16777216|from 0 to 16777215",
+        "publish_rate_limit|4398046511104|from 0 to 4398046511103",
+        "auth_rate_limit|17179869184|from 1 to 17179869183",
         "publish_rate_limit|1.5|whole number",
         "subscribe_rate_window_ms|0|from 1 to",
         "subscribe_rate_window_ms|-100|from 1 to",
@@ -70,7 +71,8 @@ class FloodgateConfigTest
         "rate_limit_enabled|yes|true or false",
         "capacity|0|from 1 to",
         "capacity|lots|whole number",
-        "publish_rate_limit|999983|gcd",
+        "auth_rate_limit|999983|gcd",
+        "dashboard_auth_rate_limit|17179869183|gcd",
     })
     void shouldRefuseAMalformedValueNamingTheKeyAndTheValue(final String key, final String value, final String hint)
     {

@@ -297,7 +297,7 @@ class PolicyTest
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,
             List.of("auth.limit=0"))).getMessage().startsWith("auth.limit=0: expected"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,
-            List.of("publish.limit=ten"))).getMessage().startsWith("publish.limit='ten': expected a whole number from 0 to 16777215"));
+            List.of("publish.limit=ten"))).getMessage().startsWith("publish.limit='ten': expected a whole number from 0 to 4398046511103"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,
             List.of("publish.colour=red"))).getMessage().contains("unknown key 'colour'"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> FloodgatePolicy.withAssignments(base,

@@ -37,6 +37,24 @@ public final class ActionRule
         this.sweepShards = Math.max(current.activeShards(), previous.activeShards());
     }
 
+    /**
+     * @param action the action this rule is for (named in the error).
+     * @return the bucket arithmetic of an action that is on.
+     * @throws IllegalStateException when the limit is a window-only quota: one the token bucket cannot
+     * represent exactly (a byte-scale limit), which only the window door serves.
+     */
+    TokenBucket bucket(final dev.floodgate.Action action)
+    {
+        if (bucket == null)
+        {
+            throw new IllegalStateException(action + ": the node's limit " + limit + " per " + windowMs +
+                " ms is a window-only quota (checkLimitInCaller): the token bucket cannot represent it exactly; " +
+                "expected a limit from 1 to " + TokenBucket.MAX_LIMIT + " with limit / gcd(limit, window in ns) " +
+                "at most " + TokenBucket.MAX_SCALE + " for checkLimit, probe and bucket charges");
+        }
+        return bucket;
+    }
+
     /** @return true when checks admit without touching the table (limit 0). */
     boolean isOff()
     {

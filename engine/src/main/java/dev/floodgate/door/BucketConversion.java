@@ -111,16 +111,24 @@ final class BucketConversion
         value.putBucketTatVolatile(value.conversionTat());
     }
 
-    private static final int LIMIT_BITS = 24;
+    private static final int LIMIT_BITS = 34;
     private static final long LIMIT_MASK = (1L << LIMIT_BITS) - 1;
 
-    /** Limits fit 24 bits and windows 40 (the configuration's maxima are 2^24 - 1 and a week). */
+    static
+    {
+        if (LIMIT_MASK != TokenBucket.MAX_LIMIT)
+        {
+            throw new ExceptionInInitializerError("the side record must hold every bucket limit");
+        }
+    }
+
+    /** Limits fit 34 bits ({@link TokenBucket#MAX_LIMIT}) and windows 30 (a week is 6.048e8 ms). */
     static long packUnits(final long limit, final long windowMs)
     {
         if (limit < 1 || limit > LIMIT_MASK || windowMs < 1 || windowMs >>> (64 - LIMIT_BITS) != 0)
         {
             throw new IllegalStateException("bucket units limit=" + limit + " window_ms=" + windowMs +
-                ": expected a limit from 1 to " + LIMIT_MASK + " and a window below 2^40 ms");
+                ": expected a limit from 1 to " + LIMIT_MASK + " and a window below 2^30 ms");
         }
         return windowMs << LIMIT_BITS | limit;
     }

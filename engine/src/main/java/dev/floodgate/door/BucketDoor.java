@@ -50,6 +50,7 @@ final class BucketDoor
         {
             return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
         }
+        rule.bucket(action); // throws for a window-only quota, before anything is counted
         final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
         if (verdict == Doors.OVER)
         {

@@ -79,6 +79,14 @@ final class Charges
         final Charging charging)
     {
         final int n = charges.size();
+        for (final Charge c : charges)
+        {
+            final ActionRule rule = policy.rule(c.action());
+            if (c.bucket() && !rule.isOff())
+            {
+                rule.bucket(c.action()); // a window-only quota throws here, before anything is claimed
+            }
+        }
         charging.refused = -1;
         boolean stale = false;
         for (int i = 0; i < n; i++)
@@ -138,7 +146,8 @@ final class Charges
     private static long chargeWindow(final Doors doors, final Charge c, final int hash, final PolicySnapshot policy,
         final ActionRule rule, final long number, final long retryAfterMs, final Charging charging, final int i)
     {
-        final long[] receipts = charging.receipts[i] == null ? new long[doors.shards] : charging.receipts[i];
+        final long[] receipts = charging.receipts[i] == null ? WindowClaim.receipts(doors.shards) :
+            charging.receipts[i];
         charging.receipts[i] = receipts;
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {

@@ -82,7 +82,7 @@ public final class Doors
         this.cache = new QuotaCache((int)Math.min(1 << 18, Math.max(1024, 2 * capacity)));
         this.resolver = new SlotResolver(table, ticker, cache, onTableFull);
         this.policyRegion = new PolicyRegion(table.header(), ACTIONS);
-        this.scratch = ThreadLocal.withInitial(() -> new long[shards]);
+        this.scratch = ThreadLocal.withInitial(() -> WindowClaim.receipts(shards));
         this.snapshot = readPolicy();
     }
 

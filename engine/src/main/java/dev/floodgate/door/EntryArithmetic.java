@@ -79,12 +79,14 @@ public final class EntryArithmetic
      * A window entry's state in the window the policy's regimes put {@code nowNanos} in.
      *
      * @param words    the shard words.
+     * @param newest   each shard's newest window number, read after its word.
      * @param block    the action's policy block.
      * @param shards   the file's shard count.
      * @param nowNanos monotonic time.
      * @return the state.
      */
-    public static Window window(final long[] words, final PolicyRegion.Block block, final int shards,
+    public static Window window(final long[] words, final long[] newest, final PolicyRegion.Block block,
+        final int shards,
         final long nowNanos)
     {
         final ActionRule rule = new ActionRule(block, shards);
@@ -96,8 +98,7 @@ public final class EntryArithmetic
         long total = 0;
         for (int shard = 0; shard < words.length; shard++)
         {
-            final long word = words[shard];
-            used[shard] = word == 0 ? 0 : ShardedWindow.usedIn(word, cursor.number());
+            used[shard] = ShardedWindow.usedIn(words[shard], newest[shard], cursor.number());
             caps[shard] = regime.cap(shard);
             total += used[shard];
         }

@@ -27,12 +27,11 @@ import dev.floodgate.store.PolicyRegion;
  * when it re-reads it gives its claim back and checks again under the new one (see {@link WindowDoor}), so what a
  * check admits never depends on how long ago the publish was.
  *
- * <p>How far numbers can go: shard words keep a window number's low 40 bits and compare them by 40-bit
- * difference, so a word reads as older than the current window while they are less than 2<sup>39</sup>
- * apart. Each publish moves the numbering on by 2<sup>20</sup> plus the windows elapsed, so an untouched word
- * could read as newer only after about 2<sup>19</sup> (524,288) publishes. The janitor reaps a window entry
- * once its words are over (see {@code Janitor}): within a few cleanup intervals of its last check, long
- * before that many publishes (they serialise under the table guard).
+ * <p>How far numbers can go: a shard word keeps a window number's low 22 bits and reads them against its
+ * shard's newest number ({@link ShardedWindow#number}), exactly while the word is less than 2<sup>22</sup>
+ * windows behind it. Each publish moves the numbering on by 2<sup>20</sup> plus the windows elapsed, so a shard
+ * left untouched across four publishes may read as a recent window; that only refuses (its count is stale), in
+ * the one window whose tag matches, and the janitor reaps an idle window entry within a few cleanup intervals.
  */
 public final class PolicyPlanner
 {

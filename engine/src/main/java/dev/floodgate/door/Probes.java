@@ -36,6 +36,7 @@ public final class Probes
         {
             return off();
         }
+        rule.bucket(action); // a window-only quota has no bucket to probe: say so, as a check would
         Resolved found = null;
         long tat = 0;
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
@@ -88,6 +89,7 @@ public final class Probes
             return off();
         }
         final long[] words = new long[doors.shards];
+        final long[] newest = new long[doors.shards];
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
             final Resolved found;
@@ -106,15 +108,17 @@ public final class Probes
             for (int shard = 0; shard < words.length; shard++)
             {
                 words[shard] = found.entry().shardVolatile(shard);
+                newest[shard] = found.entry().shardNewestVolatile(shard);
             }
             // the words read in place are this entry's only if the generation still says so afterwards
             if (found.entry().isCurrentAcquire(found.generation()))
             {
                 break;
             }
+            java.util.Arrays.fill(newest, 0);
             java.util.Arrays.fill(words, 0); // reaped and reused under the read: look again, or answer as new
         }
-        final EntryArithmetic.Window state = EntryArithmetic.window(words, policy.block(action), doors.shards,
+        final EntryArithmetic.Window state = EntryArithmetic.window(words, newest, policy.block(action), doors.shards,
             nowNanos);
         final long remaining = Math.max(0, state.limit() - state.used());
         final long resetMs = Math.max(1, cursor.endMs() - nowMs); // as the window door's retry-after

@@ -3,96 +3,52 @@ package dev.floodgate.door;
 import dev.floodgate.store.Entry;
 
 /**
- * The per-CPU-sharded fixed window of {@code checkLimitInCaller}.
+ * The per-CPU-sharded fixed window of {@code checkLimitInCaller}: the shard words and the claim on one of them.
  *
- * <p>Windows are aligned intervals of {@code windowMs} of the monotonic clock, numbered by the policy's
- * regimes ({@link WindowRegime}; the instance methods here number {@code floor(nowMs / windowMs)}). The quota is split over the file's S shards, caps summing to exactly
- * {@code limit} with the remainder on the low shards (so a limit below S uses only its first {@code limit}
- * shards). Each shard is one word on a cache line of its own:
+ * <p>Windows are numbered by the policy's regimes ({@link WindowRegime}, which also splits a limit into the
+ * shards' caps). Each shard has a cache line of its own (see {@link Entry}) holding two words:
  *
  * <pre>
- *   63                                    24 23                     0
- *  +----------------------------------------+------------------------+
- *  |   window number, low 40 bits            |   used in that window  |
- *  +----------------------------------------+------------------------+
+ *   63                 42 41                                            0
+ *  +---------------------+-----------------------------------------------+
+ *  | window tag (22)     |   used in that window (42)                    |  the word: what claims CAS
+ *  +---------------------+-----------------------------------------------+
+ *  |   newest window number (64): no window the word holds is newer       |  raised before the word moves
+ *  +---------------------------------------------------------------------+
  * </pre>
  *
- * A claim is one compare-and-set that either adds one within the shard's cap for the current window or, when
- * the word holds an older window or is unused (count 0: as created or reset; claims never leave a word at 0),
- * starts the shard afresh at 1. Window numbers only move forward in a word,
- * and a word from a newer window (another process's clock read a little later) is claimed in that newer
- * window, so each window's count is exact: a limit of n admits at most n per window, whatever the number
- * of threads and processes. A caller whose shard is exhausted sweeps the others before refusing. Window
- * numbers are compared by their 40-bit difference, which stays unambiguous for 2<sup>39</sup> windows.
- * Every write loads its word, then the entry's generation, then compares-and-sets, so nothing is written on
- * memory the entry no longer owns. Immutable and thread-safe.
+ * The tag is the window number's low {@value #TAG_BITS} bits; the count takes the other {@value #USED_BITS}, so
+ * a shard's cap, and a window's limit on one shard, may be up to {@link #MAX_CAP} (byte-scale quotas). The full
+ * number a word holds is the newest number at or below the shard's newest number with its tag
+ * ({@link #number}). A claim that starts the shard in a window past the newest number raises the newest number
+ * first (compare-and-set, generation-checked like the word), so a word's number is never above its newest
+ * number: every word within 2<sup>22</sup> windows of the newest reads back exactly. An older word (a shard
+ * idle while its neighbours moved on by 4 million windows, or across many policy changes) may read as a recent
+ * window with a stale count: that can only refuse, never admit more, and only in a window whose tag matches.
+ *
+ * <p>A claim is one compare-and-set that either adds within the shard's cap for the current window or, when the
+ * word holds an older window or is unused (0: as created or reset), starts the shard afresh. Window numbers
+ * only move forward in a word, and a word from a newer window (another process's clock read a little later) is
+ * claimed in that newer window, so each window's count is exact: a limit of n admits at most n per window,
+ * whatever the number of threads and processes. Every write loads its words, then the entry's generation, then
+ * compares-and-sets, so nothing is written on memory the entry no longer owns. Stateless.
  */
 public final class ShardedWindow
 {
-    static final int USED_BITS = 24;
+    static final int USED_BITS = 42;
+    static final int TAG_BITS = 64 - USED_BITS;
     static final long USED_MASK = (1L << USED_BITS) - 1;
-    private static final int WINDOW_SHIFT = 64 - 40;
-    private static final long WINDOW40_MASK = (1L << 40) - 1;
+    private static final long TAG_MASK = (1L << TAG_BITS) - 1;
+    /** The largest count a shard word holds: a shard's cap, and so a one-shard window's limit, at most this. */
+    public static final long MAX_CAP = USED_MASK;
 
-    private final long windowMs;
-    private final int shards;
-    private final int activeShards;
-    private final long baseCap;
-    private final int remainder;
-
-    /**
-     * @param limit    tokens per window, 1 to 2<sup>24</sup>-1.
-     * @param windowMs the window.
-     * @param shards   the file's shard count.
-     */
-    public ShardedWindow(final long limit, final long windowMs, final int shards)
+    private ShardedWindow()
     {
-        this.windowMs = windowMs;
-        this.shards = shards;
-        this.activeShards = (int)Math.min(shards, limit);
-        this.baseCap = limit / shards;
-        this.remainder = (int)(limit % shards);
-    }
-
-    /** @return the window in milliseconds. */
-    public long windowMs()
-    {
-        return windowMs;
-    }
-
-    /** @return the shards that have a non-zero cap: the first {@code min(S, limit)}. */
-    public int activeShards()
-    {
-        return activeShards;
-    }
-
-    /** @return the file's shard count. */
-    public int shards()
-    {
-        return shards;
     }
 
     /**
-     * @param shard a shard index.
-     * @return that shard's cap: {@code floor(limit / S)}, plus one for the first {@code limit mod S} shards.
-     */
-    public long cap(final int shard)
-    {
-        return baseCap + (shard < remainder ? 1 : 0);
-    }
-
-    /**
-     * @param nowMs monotonic milliseconds.
-     * @return the window number, flooring for negative times.
-     */
-    public long windowNumber(final long nowMs)
-    {
-        return Math.floorDiv(nowMs, windowMs);
-    }
-
-    /**
-     * @param windowNumber a window number.
-     * @param used         tokens used.
+     * @param windowNumber a window number (only its low {@value #TAG_BITS} bits are kept).
+     * @param used         tokens used, 0 to {@link #MAX_CAP}.
      * @return the shard word.
      */
     public static long word(final long windowNumber, final long used)
@@ -106,40 +62,47 @@ public final class ShardedWindow
         return word & USED_MASK;
     }
 
-    /** @param word a shard word. @return the low 40 bits of its window number. */
-    public static long window40(final long word)
-    {
-        return word >>> USED_BITS;
-    }
-
     /**
-     * @param windowNumber the current window number.
-     * @param word         a shard word.
-     * @return positive when the word is from an older window, 0 for this window, negative for a newer one.
+     * @param word   a shard word.
+     * @param newest the shard's newest window number, loaded after the word.
+     * @return the window number the word holds: the newest number at or below {@code newest} with its tag.
      */
-    public static long age(final long windowNumber, final long word)
+    public static long number(final long word, final long newest)
     {
-        return (windowNumber - window40(word)) << WINDOW_SHIFT >> WINDOW_SHIFT;
+        return newest - ((newest - (word >>> USED_BITS)) & TAG_MASK);
     }
 
     /**
      * @param word         a shard word.
-     * @param windowNumber the current window number.
-     * @return tokens used in the current window by this shard (0 when the word is older).
+     * @param from         a window number the word's window is at or after, and less than 2<sup>22</sup> windows
+     *                     past (a receipt and the window its check started in).
+     * @return the window number the word holds.
      */
-    public static long usedIn(final long word, final long windowNumber)
+    static long numberFrom(final long word, final long from)
     {
-        return age(windowNumber, word) > 0 ? 0 : used(word);
+        return from + (((word >>> USED_BITS) - from) & TAG_MASK);
     }
 
     /**
      * @param word         a shard word.
+     * @param newest       the shard's newest window number, loaded after the word.
+     * @param windowNumber the current window number.
+     * @return tokens used in the current or a newer window by this shard (0 when the word is older or unused).
+     */
+    public static long usedIn(final long word, final long newest, final long windowNumber)
+    {
+        return isOver(word, newest, windowNumber) ? 0 : used(word);
+    }
+
+    /**
+     * @param word         a shard word.
+     * @param newest       the shard's newest window number, loaded after the word.
      * @param windowNumber the current window number.
      * @return true when the word holds no count of the current or a newer window.
      */
-    public static boolean isOver(final long word, final long windowNumber)
+    public static boolean isOver(final long word, final long newest, final long windowNumber)
     {
-        return used(word) == 0 || age(windowNumber, word) > 0;
+        return used(word) == 0 || number(word, newest) < windowNumber;
     }
 
     /**
@@ -168,31 +131,32 @@ public final class ShardedWindow
      * @param current      the current regime (windows numbered from its base on).
      * @param shard        the shard index (its word and its cap).
      * @param generation   the generation the caller resolved.
-     * @return a receipt: a shard word whose {@link #used} is the tokens claimed and whose {@link #window40} is
-     * the window they were claimed in (for {@link #giveBack}); or, with {@code used == 0}, {@link #EXHAUSTED},
+     * @return a receipt: a shard word whose {@link #used} is the tokens claimed and whose tag is the window
+     * they were claimed in (for {@link #giveBack}); or, with {@code used == 0}, {@link #EXHAUSTED},
      * {@link #RACE} (a compare-and-set lost: retry) or {@link #STALE} (the generation changed: resolve again).
      */
     public static long tryClaim(final Entry entry, final long want, final long windowNumber,
         final WindowRegime previous, final WindowRegime current, final int shard, final long generation)
     {
         final long word = entry.shardVolatile(shard);
+        final long newest = entry.shardNewestVolatile(shard);
         if (!entry.isCurrentAcquire(generation))
         {
             return STALE;
         }
-        final long age = age(windowNumber, word);
+        final long held = number(word, newest);
         final long number;
         final long used;
-        if (age > 0 || word == 0)
+        if (word == 0 || held < windowNumber)
         {
             number = windowNumber;
             used = 0;
         }
         else
         {
-            number = windowNumber - age;
+            number = held;
             used = used(word);
-            if (age < 0 && !owned(number, previous, current))
+            if (held > windowNumber && !owned(number, previous, current))
             {
                 // A number between the previous regime's last window and the current base belongs to no regime
                 // of this policy: a check on an older snapshot (it gives its claim back) moved the word there
@@ -205,6 +169,12 @@ public final class ShardedWindow
         if (take <= 0)
         {
             return EXHAUSTED;
+        }
+        // the newest number first, so no reader ever sees the word's number above it; an unused word holds no
+        // window, so its newest number may also come down to the claim's (a negative monotonic clock's numbers)
+        if ((word == 0 ? number != newest : number > newest) && !entry.casShardNewest(shard, newest, number))
+        {
+            return RACE;
         }
         if (!entry.casShard(shard, word, word(number, used + take)))
         {
@@ -242,20 +212,25 @@ public final class ShardedWindow
      * @param entry      the entry.
      * @param shard      the shard the claim was made on.
      * @param receipt    what {@link #tryClaim} returned for the claim.
+     * @param from       the window number the claiming check started from (its claims are in that window or
+     *                   a newer one), which places the receipt's tag exactly.
      * @param generation the generation the claim was made under.
      * @return false when the generation changed (nothing written), else true.
      */
-    public static boolean giveBack(final Entry entry, final int shard, final long receipt, final long generation)
+    public static boolean giveBack(final Entry entry, final int shard, final long receipt, final long from,
+        final long generation)
     {
         final long amount = used(receipt);
+        final long claimed = numberFrom(receipt, from);
         while (true)
         {
             final long word = entry.shardVolatile(shard);
+            final long newest = entry.shardNewestVolatile(shard);
             if (!entry.isCurrentAcquire(generation))
             {
                 return false;
             }
-            if (window40(word) != window40(receipt) || used(word) < amount)
+            if (used(word) < amount || number(word, newest) != claimed)
             {
                 return true; // the window is over: its count no longer matters
             }
@@ -264,15 +239,5 @@ public final class ShardedWindow
                 return true;
             }
         }
-    }
-
-    /**
-     * @param nowMs        monotonic milliseconds.
-     * @param windowNumber the window containing {@code nowMs}.
-     * @return milliseconds until that window ends, at least 1.
-     */
-    public long retryAfterMs(final long nowMs, final long windowNumber)
-    {
-        return Math.max(1, (windowNumber + 1) * windowMs - nowMs);
     }
 }

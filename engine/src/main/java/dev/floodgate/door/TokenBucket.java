@@ -30,6 +30,8 @@ public final class TokenBucket
     private static final long MAX_SPAN = 1L << 61;
     /** Largest {@code limit / gcd(limit, windowNs)}: bounds how long a word may idle before it could wrap. */
     public static final long MAX_SCALE = 1024;
+    /** Largest limit: a conversion's side record packs it beside the window into one word ({@code BucketConversion}). */
+    public static final long MAX_LIMIT = (1L << 34) - 1;
 
     private final long scale;
     private final long interval;
@@ -57,7 +59,7 @@ public final class TokenBucket
      */
     public static boolean fits(final long limit, final long windowMs)
     {
-        if (limit < 1 || windowMs < 1 || windowMs > Long.MAX_VALUE / NANOS_PER_MS)
+        if (limit < 1 || limit > MAX_LIMIT || windowMs < 1 || windowMs > Long.MAX_VALUE / NANOS_PER_MS)
         {
             return false;
         }

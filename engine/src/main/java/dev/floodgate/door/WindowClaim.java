@@ -43,7 +43,8 @@ final class WindowClaim
      * @param rule             the action's rule.
      * @param windowNumber     the window number at the caller's clock, under {@code rule}.
      * @param cost             tokens, 1 to the regime's limit.
-     * @param receipts         null when {@code cost == 1}; else one slot per shard, all zero.
+     * @param receipts         null when {@code cost == 1}; else {@link #receipts}: one slot per shard, all
+     *                         zero, and a last slot this claim fills with {@code windowNumber}.
      * @param keep             true: an admitted claim leaves its receipts filled (for {@link #giveBack});
      *                         false: the receipts are left all zero.
      * @return {@link #ADMITTED}, {@link #REFUSED}, {@link #STALE_ENTRY} or {@link #STALE_POLICY}.
@@ -53,6 +54,10 @@ final class WindowClaim
         final long[] receipts, final boolean keep)
     {
         final int sweep = rule.sweepShards;
+        if (receipts != null)
+        {
+            receipts[receipts.length - 1] = windowNumber; // where the receipts' window numbers start
+        }
         int probe = ShardProbe.probe();
         final int home = ShardProbe.shard(probe, sweep);
         long number = windowNumber;
@@ -77,7 +82,7 @@ final class WindowClaim
             final long take = ShardedWindow.used(receipt);
             // a shard already in a newer window (a clock read a little later) makes the rest claim in it too,
             // as that shard does: a late check counts in one window, not in whichever each shard last saw
-            number = newer(number, take > 0 ? receipt : entry.shardVolatile(shard), rule);
+            number = newer(number, take > 0 ? ShardedWindow.numberFrom(receipt, number) : seen(entry, shard), rule);
             if (take > 0)
             {
                 remaining -= take;
@@ -105,7 +110,7 @@ final class WindowClaim
         {
             if (singleShard >= 0)
             {
-                ShardedWindow.giveBack(entry, singleShard, single, generation);
+                ShardedWindow.giveBack(entry, singleShard, single, windowNumber, generation);
             }
         }
         else
@@ -121,7 +126,7 @@ final class WindowClaim
      *
      * @param entry      the entry.
      * @param generation the entry's generation the claim was made under.
-     * @param receipts   per shard, as filled by {@link #claim} with {@code keep}.
+     * @param receipts   {@link #receipts}, as filled by {@link #claim} with {@code keep}.
      * @param shards     how many slots to give back and clear.
      */
     static void giveBack(final Entry entry, final long generation, final long[] receipts, final int shards)
@@ -130,21 +135,32 @@ final class WindowClaim
         {
             if (receipts[shard] != 0)
             {
-                ShardedWindow.giveBack(entry, shard, receipts[shard], generation);
+                ShardedWindow.giveBack(entry, shard, receipts[shard], receipts[receipts.length - 1], generation);
                 receipts[shard] = 0;
             }
         }
     }
 
-    private static long newer(final long number, final long word, final ActionRule rule)
+    /**
+     * @param shards the file's shard count.
+     * @return an array for {@link #claim}'s receipts: one slot per shard and the window number they start from.
+     */
+    static long[] receipts(final int shards)
     {
-        final long age = ShardedWindow.age(number, word);
-        if (age >= 0 || ShardedWindow.used(word) == 0)
-        {
-            return number;
-        }
-        final long seen = number - age;
-        return ShardedWindow.owned(seen, rule.previous, rule.current) ? seen : number;
+        return new long[shards + 1];
+    }
+
+    /** @return the window number a shard holds a count in, or {@link Long#MIN_VALUE} when it holds none. */
+    private static long seen(final Entry entry, final int shard)
+    {
+        final long word = entry.shardVolatile(shard);
+        return ShardedWindow.used(word) == 0 ? Long.MIN_VALUE :
+            ShardedWindow.number(word, entry.shardNewestVolatile(shard));
+    }
+
+    private static long newer(final long number, final long seen, final ActionRule rule)
+    {
+        return seen > number && ShardedWindow.owned(seen, rule.previous, rule.current) ? seen : number;
     }
 
     private static void clear(final long[] receipts, final int shards)

@@ -205,7 +205,8 @@ public final class Janitor
                 final long current = policy.get().windowNumber(value.action(), Math.floorDiv(now, 1_000_000L));
                 for (int shard = 0, n = value.shards(); shard < n; shard++)
                 {
-                    if (!ShardedWindow.isOver(value.shardVolatile(shard), current))
+                    final long word = value.shardVolatile(shard);
+                    if (!ShardedWindow.isOver(word, value.shardNewestVolatile(shard), current))
                     {
                         return false;
                     }

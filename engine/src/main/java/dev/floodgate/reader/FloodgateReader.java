@@ -242,7 +242,7 @@ public final class FloodgateReader implements AutoCloseable
                 {
                     return new EntryState(-1, -1, -1, 0, -1, 0, none, none, -1, -1, age);
                 }
-                final EntryArithmetic.Window window = EntryArithmetic.window(entry.shardWords(), block, shards,
+                final EntryArithmetic.Window window = EntryArithmetic.window(entry.shardWords(), entry.shardNewest(), block, shards,
                     nowNanos);
                 return new EntryState(-1, -1, -1, window.limit(), window.windowMs(), window.used(), window.shardUsed(),
                     window.shardCap(), window.nanosLeft(), -1, age);

@@ -22,6 +22,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * @param touchedNanos     last refusal (or creation), monotonic ns.
  * @param stateWord        a bucket's TAT word; 0 for other kinds.
  * @param shardWords       a window's shard words, or a blocked counter's stripes; empty for buckets.
+ * @param shardNewest      a window's shards' newest window numbers, each read after its word (the word's
+ *                         window number reads against it); empty for other kinds.
  */
 public record TableEntry(
     EntryKind kind,
@@ -36,7 +38,8 @@ public record TableEntry(
     long createdNanos,
     long touchedNanos,
     long stateWord,
-    long[] shardWords)
+    long[] shardWords,
+    long[] shardNewest)
 {
     /** @return true when the stored label is a prefix of a longer identifier. */
     public boolean labelCut()
@@ -82,14 +85,19 @@ public record TableEntry(
         }
         final long generation = entry.generationVolatile();
         final long[] words = new long[code == Entry.KIND_BUCKET ? 0 : shards];
+        final long[] newest = new long[code == Entry.KIND_WINDOW ? shards : 0];
         for (int shard = 0; shard < words.length; shard++)
         {
             words[shard] = entry.shardVolatile(shard);
+            if (newest.length > 0)
+            {
+                newest[shard] = entry.shardNewestVolatile(shard);
+            }
         }
         return new TableEntry(EntryKind.values()[code - Entry.KIND_BUCKET], Action.fromOrdinal(ordinal),
             entry.label(), entry.identifierLength(), generation, generation == Entry.TOMBSTONE,
             entry.limitVolatile(), entry.windowMsVolatile(), entry.unitsVersionVolatile() & 0xFFFF_FFFFL,
             entry.createdNanos(), entry.touchedVolatile(), code == Entry.KIND_BUCKET ? entry.bucketTatVolatile() : 0,
-            words);
+            words, newest);
     }
 }

@@ -34,9 +34,13 @@ import java.nio.charset.StandardCharsets;
  *  +-------------------------------+-------------------------------+
  *  |                 Label: identifier's first UTF-8 bytes (384)   | 80..127
  *  +---------------------------------------------------------------+
- *  |                 Shard 0 (64), then 56 bytes padding: a window's window number (40) | used (24), | 128
- *  |                 or a blocked counter's refusals                                              |
- *  |                 ... one line per shard, windows and blocked counters                        |
+ *  |                 Shard 0 word (64): a window's                 | 128  line 2: shard 0
+ *  |                 window tag (22) | used (42),                   |
+ *  |                 or a blocked counter's refusals               |
+ *  |                 Shard 0 newest window number (64): windows    | 136
+ *  |                 48 bytes padding                              | 144
+ *  +---------------------------------------------------------------+
+ *  |                 ... one line per shard, windows and blocked counters
  *  +---------------------------------------------------------------+
  * </pre>
  *
@@ -90,7 +94,7 @@ public final class Entry
      * is never tombstoned while the record matters.
      */
     static final int CONVERSION_TAT_OFFSET = TOMBSTONE_STATE_OFFSET;
-    /** A live bucket's conversion side record: the units the frozen word is in, {@code window ms << 24 | limit}. */
+    /** A live bucket's conversion side record: the units the frozen word is in, {@code window ms << 34 | limit}. */
     static final int CONVERSION_UNITS_OFFSET = TOMBSTONED_AT_OFFSET;
     static final int IDENTIFIER_LENGTH_OFFSET = TOMBSTONED_AT_OFFSET + WORD;
     static final int LABEL_LENGTH_OFFSET = IDENTIFIER_LENGTH_OFFSET + Integer.BYTES;
@@ -100,6 +104,8 @@ public final class Entry
     static final int LABEL_MAX_BYTES = HEADER_LENGTH - LABEL_OFFSET;
     static final int SHARDS_OFFSET = HEADER_LENGTH;
     static final int SHARD_STRIDE = LINE;
+    /** Within a shard's line, after its word: the newest window number the word may hold (windows only). */
+    static final int SHARD_NEWEST_OFFSET = WORD;
 
     static
     {
@@ -340,7 +346,7 @@ public final class Entry
         return value.getLong(CONVERSION_TAT_OFFSET);
     }
 
-    /** @return the conversion side record's units, {@code window ms << 24 | limit}; under the update lock. */
+    /** @return the conversion side record's units, {@code window ms << 34 | limit}; under the update lock. */
     public long conversionUnits()
     {
         return value.getLong(CONVERSION_UNITS_OFFSET);
@@ -379,6 +385,24 @@ public final class Entry
     public boolean casShard(final int shard, final long expected, final long next)
     {
         return value.compareAndSetLong(SHARDS_OFFSET + shard * SHARD_STRIDE, expected, next);
+    }
+
+    /**
+     * @return shard {@code shard}'s newest window number, volatile: no window number its word holds is newer
+     * (see {@code ShardedWindow}). Load it after the word.
+     */
+    public long shardNewestVolatile(final int shard)
+    {
+        return value.getLongVolatile(SHARDS_OFFSET + shard * SHARD_STRIDE + SHARD_NEWEST_OFFSET);
+    }
+
+    /**
+     * @return true when shard {@code shard}'s newest window number was {@code expected} and is now {@code next}.
+     * A lock-free caller must have loaded {@code expected}, then passed {@link #isCurrentAcquire}.
+     */
+    public boolean casShardNewest(final int shard, final long expected, final long next)
+    {
+        return value.compareAndSetLong(SHARDS_OFFSET + shard * SHARD_STRIDE + SHARD_NEWEST_OFFSET, expected, next);
     }
 
     /** Stores a shard word, volatile; under the segment's write lock (a reset). */
@@ -448,11 +472,14 @@ public final class Entry
     // ---- reclamation ----
 
     /**
-     * A fingerprint of the state words. Every check that succeeds makes each word it writes larger (the bucket
-     * TAT moves forward, a shard word's window or count grows, a blocked count grows), so a changed sum means
-     * a check landed; equal sums mean none did.
+     * A fingerprint of the state words, to tell whether a check that passed its generation test before the
+     * tombstone landed after it. Such a check changes a word by one compare-and-set: the bucket TAT moves
+     * forward; a blocked count grows; a window shard's count grows in its window, or the word moves to a newer
+     * window (its tag changes, or its count does and the newest number grows). So a changed sum means a check
+     * landed. An equal sum means none did, unless in-flight writes cancel exactly (a claim and its own give-back
+     * do, leaving the state as it was).
      *
-     * @return the sum of the state words, volatile loads.
+     * @return the sum of the state words (a window's shard words and newest numbers), volatile loads.
      */
     public long stateSumVolatile()
     {
@@ -460,10 +487,11 @@ public final class Entry
         {
             return value.getLongVolatile(STATE_OFFSET);
         }
+        final boolean window = kind() == KIND_WINDOW;
         long sum = 0;
         for (int shard = 0, n = shards(); shard < n; shard++)
         {
-            sum += shardVolatile(shard);
+            sum += shardVolatile(shard) + (window ? shardNewestVolatile(shard) : 0);
         }
         return sum;
     }

@@ -55,13 +55,15 @@ import org.agrona.concurrent.AtomicBuffer;
  * the per-process counter blocks are {@link CounterRegion}. Format version 2 added the policy and counters:
  * a version-1 engine would ignore the file's policy, so it must not open a version-2 file. Version 4 moved
  * liveness to kernel locks ({@link ProcessRegistry}) and the guards to one per segment ({@link TableGuard}):
- * a version-3 engine would trust pids and a node-wide guard, so the versions must not share a file.
+ * a version-3 engine would trust pids and a node-wide guard, so the versions must not share a file. Version 5
+ * widened a window shard's count to 42 bits (byte-scale quotas) beside a newest window number: a version-4
+ * engine would read the counts as window numbers.
  */
 public final class FileHeader
 {
     /** "FLOODGT" and a zero byte, little-endian. */
     public static final long MAGIC = 0x0054474F444F4C46L;
-    public static final int FORMAT_VERSION = 4;
+    public static final int FORMAT_VERSION = 5;
     public static final int MAX_PROCESSES = 64;
     private static final int LINE = 64;
 

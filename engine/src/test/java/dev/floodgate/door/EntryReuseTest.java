@@ -89,7 +89,7 @@ class EntryReuseTest
         reclaimAndReuse();
         entry.putShardVolatile(shard, ShardedWindow.word(40, 2)); // the new owner's bytes happen to look like the claim
         final byte[] before = memory.clone();
-        assertFalse(ShardedWindow.giveBack(entry, shard, receipt, GENERATION));
+        assertFalse(ShardedWindow.giveBack(entry, shard, receipt, 40, GENERATION));
         assertArrayEquals(before, memory);
     }
 

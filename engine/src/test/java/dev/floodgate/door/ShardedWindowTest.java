@@ -28,14 +28,16 @@ class ShardedWindowTest
     }
 
     @ParameterizedTest(name = "limit {0} over {1} shards")
-    @CsvSource({"1,4", "3,4", "4,4", "5,4", "7,2", "100,8", "16777215,64", "2,1"})
+    @CsvSource({"1,4", "3,4", "4,4", "5,4", "7,2", "100,8", "16777215,64", "2,1", "1099511627776,1",
+        "4398046511103,1", "4398046511103,64"})
     void shouldSpreadCapsSummingToExactlyTheLimitWithTheRemainderOnLowShards(final long limit, final int shards)
     {
-        final ShardedWindow window = new ShardedWindow(limit, 1_000, shards);
+        final WindowRegime window = new WindowRegime(limit, 1_000, 0, 0, shards);
         long sum = 0;
         for (int shard = 0; shard < shards; shard++)
         {
             final long cap = window.cap(shard);
+            assertTrue(cap <= ShardedWindow.MAX_CAP, "every cap fits a shard word");
             sum += cap;
             if (shard > 0)
             {
@@ -55,9 +57,9 @@ class ShardedWindowTest
     @CsvSource({"1,4", "3,4", "4,4", "5,4", "100,8", "1000,3"})
     void shouldAdmitExactlyTheLimitPerWindowAcrossAllShards(final long limit, final int shards)
     {
-        final ShardedWindow window = new ShardedWindow(limit, 1_000, shards);
+        final WindowRegime window = new WindowRegime(limit, 1_000, 0, 0, shards);
         final Entry value = new Entry(new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_WINDOW, shards)]));
-        for (final long windowNumber : new long[] {5, 6, 1_000_000})
+        for (final long windowNumber : new long[] {5, 6, 1_000_000, 1_000_000 + (1L << 22)})
         {
             long admitted = 0;
             for (int shard = 0; shard < shards; shard++)
@@ -72,19 +74,39 @@ class ShardedWindowTest
         }
     }
 
+    @ParameterizedTest(name = "limit {0}")
+    @CsvSource({"1099511627776", "4398046511103", "100000000"})
+    void shouldCountByteScaleClaimsExactlyUpToTheCapOfOneShard(final long limit)
+    {
+        final Entry value = oneShard();
+        final WindowRegime regime = new WindowRegime(limit, 1_000, 0, 0, 1);
+        final long first = limit / 3;
+        assertEquals(first, ShardedWindow.used(ShardedWindow.tryClaim(value, first, 7, regime, regime, 0, 0)));
+        assertEquals(limit - first, ShardedWindow.used(
+            ShardedWindow.tryClaim(value, limit, 7, regime, regime, 0, 0)), "a claim takes what the cap leaves");
+        assertEquals(ShardedWindow.EXHAUSTED, ShardedWindow.tryClaim(value, 1, 7, regime, regime, 0, 0));
+        final long word = value.shardVolatile(0);
+        assertEquals(limit, ShardedWindow.used(word));
+        assertEquals(7, ShardedWindow.number(word, value.shardNewestVolatile(0)), "the count never spills into the tag");
+        assertEquals(1, ShardedWindow.used(ShardedWindow.tryClaim(value, 1, 8, regime, regime, 0, 0)),
+            "the next window starts afresh");
+    }
+
     @Test
     void shouldClaimAWordOfANewerWindowInThatWindowAndNeverMoveItBack()
     {
         final Entry value = oneShard();
+        assertTrue(value.casShardNewest(0, 0, 11));
         value.putShardVolatile(0, ShardedWindow.word(11, 2));
         // a process whose clock still reads window 10 claims in window 11, capped there
         assertEquals(1, claim(value, 0, 3, 10));
         assertEquals(ShardedWindow.word(11, 3), value.shardVolatile(0));
         assertEquals(0, claim(value, 0, 3, 10));
         assertEquals(ShardedWindow.word(11, 3), value.shardVolatile(0));
-        // window 12 starts the shard afresh
+        // window 12 starts the shard afresh, its newest number raised with it
         assertEquals(1, claim(value, 0, 3, 12));
         assertEquals(ShardedWindow.word(12, 1), value.shardVolatile(0));
+        assertEquals(12, value.shardNewestVolatile(0));
     }
 
     @ParameterizedTest(name = "now {0} ms, window {1} ms")
@@ -93,37 +115,60 @@ class ShardedWindowTest
     void shouldAlignWindowsToMultiplesOfTheWindowIncludingNegativeMonotonicTime(
         final long nowMs, final long windowMs, final long number, final long retryAfter)
     {
-        final ShardedWindow window = new ShardedWindow(10, windowMs, 2);
-        assertEquals(number, window.windowNumber(nowMs));
-        assertEquals(retryAfter, window.retryAfterMs(nowMs, number));
+        final WindowRegime window = new WindowRegime(10, windowMs, 0, 0, 2);
+        assertEquals(number, window.number(nowMs));
+        assertEquals(retryAfter, window.startMs(number) + windowMs - nowMs);
     }
 
     @Test
     void shouldTreatAnUnusedWordAsFreshWhateverWindowItAppearsToHold()
     {
-        // a new or reset shard word is 0, which reads as window 0: for a negative window number whose low 40
-        // bits look older than 0, it must still start afresh rather than be mistaken for a newer window
+        // a new or reset shard word is 0 with a newest number of 0: a negative window number far below that
+        // starts afresh, and its newest number comes down with it so the word reads back
         final long negative = -3_600_000_123L;
-        assertTrue(ShardedWindow.age(negative, 0) < 0, "the premise: 0 looks newer");
         final Entry value = oneShard();
         assertEquals(1, claim(value, 0, 2, negative));
         assertEquals(ShardedWindow.word(negative, 1), value.shardVolatile(0));
+        assertEquals(negative, ShardedWindow.number(value.shardVolatile(0), value.shardNewestVolatile(0)));
         assertEquals(1, claim(value, 0, 2, negative));
         assertEquals(0, claim(value, 0, 2, negative));
         assertEquals(1, claim(value, 0, 2, negative + 1), "and the next window starts afresh");
-        assertTrue(ShardedWindow.isOver(0, negative));
+        assertTrue(ShardedWindow.isOver(0, 0, negative));
     }
 
     @Test
-    void shouldCompareWindowNumbersAcrossTheFortyBitWrap()
+    void shouldReadAWordsWindowBackExactlyWithinTwoToTheTwentyTwoWindowsOfItsNewestNumber()
     {
-        final long lastBefore = (1L << 40) - 1;
-        final long word = ShardedWindow.word(lastBefore, 5);
-        assertEquals(1, ShardedWindow.age(1L << 40, word), "the next window after a wrap is newer");
-        assertEquals(-1, ShardedWindow.age(lastBefore - 1, word));
-        assertEquals(0, ShardedWindow.usedIn(word, 1L << 40));
-        assertEquals(5, ShardedWindow.usedIn(word, lastBefore));
-        assertEquals(1, ShardedWindow.age(-5, ShardedWindow.word(-6, 1)), "negative window numbers order too");
+        final long wrap = 1L << 22;
+        for (final long newest : new long[] {wrap, 5 * wrap + 3, 123_456_789_012L, -5, 0})
+        {
+            for (final long behind : new long[] {0, 1, 2, wrap / 2, wrap - 1})
+            {
+                final long number = newest - behind;
+                final long word = ShardedWindow.word(number, 5);
+                assertEquals(number, ShardedWindow.number(word, newest), newest + " - " + behind);
+                assertEquals(5, ShardedWindow.usedIn(word, newest, number));
+                assertEquals(0, ShardedWindow.usedIn(word, newest, number + 1), "a later window: over");
+                assertEquals(number, ShardedWindow.numberFrom(word, number - 3), "a receipt from its check's start");
+            }
+        }
+    }
+
+    @Test
+    void shouldOnlyEverRefuseWhenAWordIdleForTwoToTheTwentyTwoWindowsReadsAsTheCurrentOne()
+    {
+        // the documented limit of the tag: a shard idle exactly 2^22 windows while its newest number moved on
+        // reads its stale count as the current window's; that can refuse early, never admit beyond the cap
+        final long current = 10L << 22;
+        final Entry value = oneShard();
+        assertTrue(value.casShardNewest(0, 0, current));
+        value.putShardVolatile(0, ShardedWindow.word(current - (1L << 22), 2));
+        long admitted = 0;
+        while (claim(value, 0, 3, current) == 1)
+        {
+            admitted++;
+        }
+        assertEquals(1, admitted, "the stale count of 2 is read as this window's: under, never over, the cap");
     }
 
     @Test

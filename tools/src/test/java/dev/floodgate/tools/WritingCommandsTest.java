@@ -60,7 +60,7 @@ class WritingCommandsTest
     {
         final Cli.Result bad = CliProcess.run(dir, Map.of(), "policy", "set", "publish.limit=-1", "--file", table);
         assertEquals(2, bad.code(), bad::toString);
-        assertEquals("floodgate policy set: publish.limit=-1: expected a whole number from 0 to 16777215 " +
+        assertEquals("floodgate policy set: publish.limit=-1: expected a whole number from 0 to 4398046511103 " +
             "(0 switches it off)\n", bad.err());
         assertEquals("", bad.out());
     }
@@ -92,11 +92,11 @@ class WritingCommandsTest
     {
         final Cli.Result negative = Cli.run("policy", "set", "publish.limit=-1", "--file", table);
         assertEquals(2, negative.code(), negative::toString);
-        assertEquals("floodgate policy set: publish.limit=-1: expected a whole number from 0 to 16777215 " +
+        assertEquals("floodgate policy set: publish.limit=-1: expected a whole number from 0 to 4398046511103 " +
             "(0 switches it off)\n", negative.err());
         final Cli.Result letters = Cli.run("policy", "set", "publish.limit=abc", "--file", table);
         assertEquals(2, letters.code(), letters::toString);
-        assertEquals("floodgate policy set: publish.limit='abc': expected a whole number from 0 to 16777215 " +
+        assertEquals("floodgate policy set: publish.limit='abc': expected a whole number from 0 to 4398046511103 " +
             "(0 switches it off)\n", letters.err());
         final Cli.Result login = Cli.run("policy", "set", "AUTH.limit=0", "--file", table);
         assertTrue(login.err().startsWith("floodgate policy set: AUTH.limit=0: expected a whole number from 1 to "),
