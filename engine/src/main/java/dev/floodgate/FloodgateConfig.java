@@ -2,7 +2,6 @@ package dev.floodgate;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -57,17 +56,7 @@ public final class FloodgateConfig
     public static final String KEY_GROUP_READABLE = ConfigKeys.GROUP_READABLE;
     public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
 
-    private final Path file;
-    private final boolean enabled;
-    private final Limit[] limits;
-    private final boolean[] shadow;
-    private final long cleanupIntervalMs;
-    private final long capacity;
-    private final Ticker ticker;
-    private final long reclaimGraceMs;
-    private final boolean groupReadable;
-    private final boolean[] admitWhenUnreachable;
-    private final long unreachableRetryAfterMs;
+    private final ConfigValues values; // this configuration's own copy, never changed
 
     /**
      * One action's limit.
@@ -84,19 +73,9 @@ public final class FloodgateConfig
         }
     }
 
-    private FloodgateConfig(final Builder builder)
+    private FloodgateConfig(final ConfigValues values)
     {
-        this.file = builder.file;
-        this.enabled = builder.enabled;
-        this.limits = builder.limits.clone();
-        this.shadow = builder.shadow.clone();
-        this.cleanupIntervalMs = builder.cleanupIntervalMs;
-        this.capacity = builder.capacity;
-        this.ticker = builder.ticker;
-        this.reclaimGraceMs = builder.reclaimGraceMs;
-        this.groupReadable = builder.groupReadable;
-        this.admitWhenUnreachable = builder.admitWhenUnreachable.clone();
-        this.unreachableRetryAfterMs = builder.unreachableRetryAfterMs;
+        this.values = values;
     }
 
     /**
@@ -188,13 +167,13 @@ public final class FloodgateConfig
      */
     public boolean admitsWhenUnreachable(final Action action)
     {
-        return admitWhenUnreachable[action.ordinal()];
+        return values.admitWhenUnreachable[action.ordinal()];
     }
 
     /** @return the retry-after, in ms, of a check refused because its entry could not be reached in time. */
     public long unreachableRetryAfterMs()
     {
-        return unreachableRetryAfterMs;
+        return values.unreachableRetryAfterMs;
     }
 
     /**
@@ -212,67 +191,55 @@ public final class FloodgateConfig
     /** @param action an action. @return true when its refusals are counted but admitted. */
     public boolean shadow(final Action action)
     {
-        return shadow[action.ordinal()];
+        return values.shadow[action.ordinal()];
     }
 
     /** @return a builder holding every default. */
     public static Builder builder()
     {
-        return new Builder();
+        return new Builder(new ConfigValues());
     }
 
     /** @return a builder holding this configuration, to change a part of it. */
     public Builder toBuilder()
     {
-        final Builder builder = new Builder();
-        builder.file = file;
-        builder.enabled = enabled;
-        System.arraycopy(limits, 0, builder.limits, 0, limits.length);
-        System.arraycopy(shadow, 0, builder.shadow, 0, shadow.length);
-        builder.cleanupIntervalMs = cleanupIntervalMs;
-        builder.capacity = capacity;
-        builder.ticker = ticker;
-        builder.reclaimGraceMs = reclaimGraceMs;
-        builder.groupReadable = groupReadable;
-        System.arraycopy(admitWhenUnreachable, 0, builder.admitWhenUnreachable, 0, admitWhenUnreachable.length);
-        builder.unreachableRetryAfterMs = unreachableRetryAfterMs;
-        return builder;
+        return new Builder(values.copy());
     }
 
     /** @return the shared file. */
     public Path file()
     {
-        return file;
+        return values.file;
     }
 
     /** @return false when every check admits without touching the table. */
     public boolean enabled()
     {
-        return enabled;
+        return values.enabled;
     }
 
     /** @param action an action. @return its limit. */
     public Limit limit(final Action action)
     {
-        return limits[action.ordinal()];
+        return values.limits[action.ordinal()];
     }
 
     /** @return the janitor's pass interval in milliseconds. */
     public long cleanupIntervalMs()
     {
-        return cleanupIntervalMs;
+        return values.cleanupIntervalMs;
     }
 
     /** @return the number of quota entries the table is sized for. */
     public long capacity()
     {
-        return capacity;
+        return values.capacity;
     }
 
     /** @return the monotonic clock checks read. */
     public Ticker ticker()
     {
-        return ticker;
+        return values.ticker;
     }
 
     /**
@@ -281,13 +248,13 @@ public final class FloodgateConfig
      */
     public long reclaimGraceMs()
     {
-        return reclaimGraceMs;
+        return values.reclaimGraceMs;
     }
 
     /** @return true when a new file is created readable by the owner's group (0640), else 0600. */
     public boolean groupReadable()
     {
-        return groupReadable;
+        return values.groupReadable;
     }
 
     /** @return the default file: under {@code /dev/shm/floodgate/} where that exists, else under the temp dir. */
@@ -302,52 +269,30 @@ public final class FloodgateConfig
     @Override
     public String toString()
     {
-        final StringBuilder text = new StringBuilder("FloodgateConfig{file=").append(file)
-            .append(", enabled=").append(enabled);
-        for (final Action action : Action.values())
-        {
-            final Limit limit = limits[action.ordinal()];
-            text.append(", ").append(action.configPrefix()).append('=').append(limit.limit())
-                .append('/').append(limit.windowMs()).append("ms").append(shadow[action.ordinal()] ? " shadow" : "");
-        }
-        return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
-            .append(", capacity=").append(capacity).append(", reclaimGraceMs=").append(reclaimGraceMs)
-            .append(", groupReadable=").append(groupReadable).append(", unreachableRetryAfterMs=")
-            .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=").append(Arrays.toString(admitWhenUnreachable))
-            .append('}').toString();
+        return "FloodgateConfig{" + values + '}';
     }
 
     @Override
     public boolean equals(final Object other)
     {
-        return other instanceof FloodgateConfig that && enabled == that.enabled &&
-            cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
-            Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker) &&
-            reclaimGraceMs == that.reclaimGraceMs && groupReadable == that.groupReadable &&
-            Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
-            unreachableRetryAfterMs == that.unreachableRetryAfterMs;
+        return other instanceof FloodgateConfig that && values.equals(that.values);
     }
 
     @Override
     public int hashCode()
     {
-        return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity);
+        return values.hashCode();
     }
 
     /** Validates on {@link #build()}, so errors name the key as an operator would write it. */
     public static final class Builder
     {
-        private Path file = defaultFile();
-        private boolean enabled = true;
-        private final Limit[] limits = new Limit[Action.values().length];
-        private final boolean[] shadow = new boolean[Action.values().length];
-        private long cleanupIntervalMs = DEFAULT_CLEANUP_INTERVAL_MS;
-        private long capacity = DEFAULT_CAPACITY;
-        private Ticker ticker = Ticker.system();
-        private long reclaimGraceMs = DEFAULT_RECLAIM_GRACE_MS;
-        private boolean groupReadable;
-        private final boolean[] admitWhenUnreachable = new boolean[Action.values().length];
-        private long unreachableRetryAfterMs = DEFAULT_UNREACHABLE_RETRY_AFTER_MS;
+        private final ConfigValues values;
+
+        private Builder(final ConfigValues values)
+        {
+            this.values = values;
+        }
 
         /**
          * What a check of {@code action} answers when it cannot reach its entry in time (a live process held the
@@ -360,7 +305,7 @@ public final class FloodgateConfig
          */
         public Builder admitWhenUnreachable(final Action action, final boolean admit)
         {
-            this.admitWhenUnreachable[Objects.requireNonNull(action, "action").ordinal()] = admit;
+            values.admitWhenUnreachable[Objects.requireNonNull(action, "action").ordinal()] = admit;
             return this;
         }
 
@@ -371,7 +316,7 @@ public final class FloodgateConfig
          */
         public Builder unreachableRetryAfterMs(final long retryAfterMs)
         {
-            this.unreachableRetryAfterMs = retryAfterMs;
+            values.unreachableRetryAfterMs = retryAfterMs;
             return this;
         }
 
@@ -381,16 +326,8 @@ public final class FloodgateConfig
          */
         public Builder groupReadable(final boolean groupReadable)
         {
-            this.groupReadable = groupReadable;
+            values.groupReadable = groupReadable;
             return this;
-        }
-
-        private Builder()
-        {
-            for (final Action action : Action.values())
-            {
-                limits[action.ordinal()] = new Limit(action.defaultLimit(), action.defaultWindowMs());
-            }
         }
 
         /**
@@ -400,21 +337,21 @@ public final class FloodgateConfig
          */
         public Builder reclaimGraceMs(final long graceMs)
         {
-            this.reclaimGraceMs = graceMs;
+            values.reclaimGraceMs = graceMs;
             return this;
         }
 
         /** @param file the shared file. @return this. */
         public Builder file(final Path file)
         {
-            this.file = Objects.requireNonNull(file, "file");
+            values.file = Objects.requireNonNull(file, "file");
             return this;
         }
 
         /** @param enabled false to admit every check without touching the table. @return this. */
         public Builder enabled(final boolean enabled)
         {
-            this.enabled = enabled;
+            values.enabled = enabled;
             return this;
         }
 
@@ -426,7 +363,7 @@ public final class FloodgateConfig
          */
         public Builder limit(final Action action, final long limit, final long windowMs)
         {
-            limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
+            values.limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
             return this;
         }
 
@@ -437,28 +374,28 @@ public final class FloodgateConfig
          */
         public Builder shadow(final Action action, final boolean shadow)
         {
-            this.shadow[Objects.requireNonNull(action, "action").ordinal()] = shadow;
+            values.shadow[Objects.requireNonNull(action, "action").ordinal()] = shadow;
             return this;
         }
 
         /** @param cleanupIntervalMs the janitor's pass interval. @return this. */
         public Builder cleanupIntervalMs(final long cleanupIntervalMs)
         {
-            this.cleanupIntervalMs = cleanupIntervalMs;
+            values.cleanupIntervalMs = cleanupIntervalMs;
             return this;
         }
 
         /** @param entries the number of quota entries the table is sized for. @return this. */
         public Builder capacity(final long entries)
         {
-            this.capacity = entries;
+            values.capacity = entries;
             return this;
         }
 
         /** @param ticker the monotonic clock, injected by tests. @return this. */
         public Builder ticker(final Ticker ticker)
         {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            values.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }
 
@@ -474,13 +411,8 @@ public final class FloodgateConfig
         /** @param names a key to the name its errors use, as the caller's user spells it. */
         FloodgateConfig build(final UnaryOperator<String> names)
         {
-            for (final Action action : Action.values())
-            {
-                final Limit limit = limits[action.ordinal()];
-                ConfigKeys.validateLimit(action, limit.limit(), limit.windowMs(), names);
-            }
-            ConfigKeys.validateSettings(cleanupIntervalMs, reclaimGraceMs, unreachableRetryAfterMs, capacity);
-            return new FloodgateConfig(this);
+            values.validate(names);
+            return new FloodgateConfig(values.copy());
         }
     }
 }
