@@ -98,7 +98,7 @@ final class ConfigValues
         return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
             .append(", capacity=").append(capacity).append(", reclaimGraceMs=").append(reclaimGraceMs)
             .append(", groupReadable=").append(groupReadable).append(", unreachableRetryAfterMs=")
-            .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=").append(Arrays.toString(admitWhenUnreachable))
-            .toString();
+            .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=")
+            .append(Arrays.toString(admitWhenUnreachable)).toString();
     }
 }

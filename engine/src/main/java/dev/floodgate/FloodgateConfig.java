@@ -287,7 +287,7 @@ public final class FloodgateConfig
     /** Validates on {@link #build()}, so errors name the key as an operator would write it. */
     public static final class Builder
     {
-        private final ConfigValues values;
+        final ConfigValues values; // ConfigParser fills it too
 
         private Builder(final ConfigValues values)
         {
