@@ -12,16 +12,8 @@ import java.util.function.UnaryOperator;
  * and the table capacity.
  *
  * <p>Keys carry over from the original rate limiter ({@link #keys()} lists them; README.md says what each
- * means and its default). Each is read from the system property {@code floodgate.<key>} or, failing that, the
- * environment variable {@code FLOODGATE_<KEY>}; a blank value means the default. A malformed or out-of-range
- * value fails with an {@link IllegalArgumentException} that names the key, the value and what was expected:
- * nothing falls back silently.
- *
- * <p>Parsing is not this class's: its factories from text ({@link #fromEnvironment}, {@link #fromSources},
- * {@link #fromKeyValues}, {@link #withPolicyKeys}) are public contracts kept here, and each hands its input to
- * the package's parser, which produces a {@link Builder} (Caffeine's {@code Caffeine.from(String)} does the
- * same with {@code CaffeineSpec}). That entry is the only way from this class to the parser; the parser needs
- * only the builder. The keys, their bounds and the words of every error belong to the package's key rules.
+ * means and its default). A malformed or out-of-range value fails with an {@link IllegalArgumentException}
+ * that names the key, the value and what was expected: nothing falls back silently.
  */
 public final class FloodgateConfig
 {
@@ -91,7 +83,7 @@ public final class FloodgateConfig
 
     /**
      * Reads every key from system properties {@code floodgate.<key>} and environment variables
-     * {@code FLOODGATE_<KEY>} (the property wins where both are set).
+     * {@code FLOODGATE_<KEY>} (the property wins where both are set; a blank value means the default).
      *
      * @return the configuration.
      * @throws IllegalArgumentException naming the first malformed key and its value.
@@ -152,19 +144,15 @@ public final class FloodgateConfig
 
     /**
      * @param action an action.
-     * @return its unreachable-rule key, e.g. {@code publish_rate_unreachable}: what a check answers when it cannot
-     * reach its entry in time ({@code refuse}, the default, or {@code admit}).
+     * @return its unreachable-rule key, e.g. {@code publish_rate_unreachable}: {@code refuse} (the default) or
+     * {@code admit}, as {@link Builder#admitWhenUnreachable} sets it.
      */
     public static String unreachableKey(final Action action)
     {
         return ConfigKeys.unreachableKey(action);
     }
 
-    /**
-     * @param action an action.
-     * @return true when a check of it that cannot reach its entry in time is admitted (and counted as admitted);
-     * false (the default) when it is refused with {@link #unreachableRetryAfterMs()}, which keeps counts exact.
-     */
+    /** @param action an action. @return its rule set by {@link Builder#admitWhenUnreachable}: true to admit. */
     public boolean admitsWhenUnreachable(final Action action)
     {
         return values.admitWhenUnreachable[action.ordinal()];
@@ -310,8 +298,7 @@ public final class FloodgateConfig
         }
 
         /**
-         * @param retryAfterMs the retry-after of a check refused because its entry could not be reached, 1 to
-         *                     60000 ms (default 50).
+         * @param retryAfterMs as {@link FloodgateConfig#unreachableRetryAfterMs()}, 1 to 60000 ms (default 50).
          * @return this.
          */
         public Builder unreachableRetryAfterMs(final long retryAfterMs)
@@ -331,8 +318,7 @@ public final class FloodgateConfig
         }
 
         /**
-         * @param graceMs how long a tombstoned entry stands before removal; far longer than any check can sit
-         *                between its generation test and its write. At least {@link #MIN_RECLAIM_GRACE_MS}.
+         * @param graceMs as {@link FloodgateConfig#reclaimGraceMs()}, at least {@link #MIN_RECLAIM_GRACE_MS}.
          * @return this.
          */
         public Builder reclaimGraceMs(final long graceMs)
