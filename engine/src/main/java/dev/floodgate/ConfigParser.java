@@ -27,7 +27,8 @@ import static dev.floodgate.ConfigKeys.unreachableKey;
 /**
  * The configuration as an operator writes it, parsed into a {@link FloodgateConfig.Builder} (as Caffeine's
  * {@code CaffeineSpec} is to {@code Caffeine}): environment variables, system properties, key-value text and
- * policy keys, each error naming the key and the value. The parser knows the builder; the configuration knows
+ * policy keys, each error naming the key and the value. The parser knows the builder and fills its
+ * {@link ConfigValues} directly (an operator writes a limit and its window as two keys); the configuration knows
  * the parser only through its public factories ({@code fromEnvironment}, {@code fromSources},
  * {@code fromKeyValues}, {@code withPolicyKeys}), which hand their input straight here. The keys and what
  * their values must be are {@link ConfigKeys}'s. Stateless.
@@ -61,13 +62,7 @@ final class ConfigParser
     static FloodgateConfig.Builder fromKeyValues(final Map<String, String> values)
     {
         final FloodgateConfig.Builder builder = FloodgateConfig.builder();
-        final long[] limit = new long[Action.values().length];
-        final long[] window = new long[Action.values().length];
-        for (final Action action : Action.values())
-        {
-            limit[action.ordinal()] = action.defaultLimit();
-            window[action.ordinal()] = action.defaultWindowMs();
-        }
+        final ConfigValues settings = builder.values;
         for (final Map.Entry<String, String> entry : values.entrySet())
         {
             final String key = entry.getKey();
@@ -78,38 +73,15 @@ final class ConfigParser
             }
             switch (key)
             {
-                case ENABLED -> builder.enabled(parseBoolean(key, value));
-                case CLEANUP_INTERVAL_MS -> builder.cleanupIntervalMs(parseLong(key, value, CLEANUP_EXPECTED));
-                case CAPACITY -> builder.capacity(parseLong(key, value, CAPACITY_EXPECTED));
-                case FILE -> builder.file(Path.of(value));
-                case GROUP_READABLE -> builder.groupReadable(parseBoolean(key, value));
-                case UNREACHABLE_RETRY_AFTER_MS -> builder.unreachableRetryAfterMs(parseLong(key, value,
-                    UNREACHABLE_RETRY_EXPECTED));
-                default ->
-                {
-                    final Action action = actionOf(key);
-                    if (key.equals(unreachableKey(action)))
-                    {
-                        builder.admitWhenUnreachable(action, parseUnreachable(key, value));
-                    }
-                    else if (key.equals(modeKey(action)))
-                    {
-                        builder.shadow(action, parseShadow(key, value));
-                    }
-                    else if (key.endsWith("_rate_limit"))
-                    {
-                        limit[action.ordinal()] = parseLong(key, value, limitExpected(action));
-                    }
-                    else
-                    {
-                        window[action.ordinal()] = parseLong(key, value, WINDOW_EXPECTED);
-                    }
-                }
+                case ENABLED -> settings.enabled = parseBoolean(key, value);
+                case CLEANUP_INTERVAL_MS -> settings.cleanupIntervalMs = parseLong(key, value, CLEANUP_EXPECTED);
+                case CAPACITY -> settings.capacity = parseLong(key, value, CAPACITY_EXPECTED);
+                case FILE -> settings.file = Path.of(value);
+                case GROUP_READABLE -> settings.groupReadable = parseBoolean(key, value);
+                case UNREACHABLE_RETRY_AFTER_MS -> settings.unreachableRetryAfterMs = parseLong(key, value,
+                    UNREACHABLE_RETRY_EXPECTED);
+                default -> setPerAction(settings, key, key, value);
             }
-        }
-        for (final Action action : Action.values())
-        {
-            builder.limit(action, limit[action.ordinal()], window[action.ordinal()]);
         }
         return builder;
     }
@@ -125,40 +97,43 @@ final class ConfigParser
         final UnaryOperator<String> names)
     {
         final FloodgateConfig.Builder builder = base.toBuilder();
-        final long[] limit = new long[Action.values().length];
-        final long[] window = new long[Action.values().length];
-        for (final Action action : Action.values())
-        {
-            limit[action.ordinal()] = base.limit(action).limit();
-            window[action.ordinal()] = base.limit(action).windowMs();
-        }
         for (final Map.Entry<String, String> entry : values.entrySet())
         {
             final String key = entry.getKey();
             final String value = entry.getValue() == null ? "" : entry.getValue().trim();
-            final Action action = actionOf(key);
-            if (key.equals(unreachableKey(action)))
-            {
-                builder.admitWhenUnreachable(action, parseUnreachable(names.apply(key), value));
-            }
-            else if (key.equals(modeKey(action)))
-            {
-                builder.shadow(action, parseShadow(names.apply(key), value));
-            }
-            else if (key.equals(limitKey(action)))
-            {
-                limit[action.ordinal()] = parseLong(names.apply(key), value, limitExpected(action));
-            }
-            else
-            {
-                window[action.ordinal()] = parseLong(names.apply(key), value, WINDOW_EXPECTED);
-            }
-        }
-        for (final Action action : Action.values())
-        {
-            builder.limit(action, limit[action.ordinal()], window[action.ordinal()]);
+            setPerAction(builder.values, key, names.apply(key), value);
         }
         return builder.build(names);
+    }
+
+    /**
+     * @param key  a per-action key; a limit keeps its window, and a window its limit.
+     * @param name the key as the caller's user spelled it, for errors.
+     * @throws IllegalArgumentException when {@code key} names no action's, or its value is malformed.
+     */
+    private static void setPerAction(final ConfigValues settings, final String key, final String name,
+        final String value)
+    {
+        final Action action = actionOf(key);
+        final int i = action.ordinal();
+        if (key.equals(unreachableKey(action)))
+        {
+            settings.admitWhenUnreachable[i] = parseUnreachable(name, value);
+        }
+        else if (key.equals(modeKey(action)))
+        {
+            settings.shadow[i] = parseShadow(name, value);
+        }
+        else if (key.equals(limitKey(action)))
+        {
+            settings.limits[i] = new FloodgateConfig.Limit(parseLong(name, value, limitExpected(action)),
+                settings.limits[i].windowMs());
+        }
+        else
+        {
+            settings.limits[i] = new FloodgateConfig.Limit(settings.limits[i].limit(),
+                parseLong(name, value, WINDOW_EXPECTED));
+        }
     }
 
     static long parseLong(final String key, final String value, final String expected)

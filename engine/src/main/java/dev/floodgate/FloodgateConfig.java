@@ -2,7 +2,6 @@ package dev.floodgate;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -13,16 +12,8 @@ import java.util.function.UnaryOperator;
  * and the table capacity.
  *
  * <p>Keys carry over from the original rate limiter ({@link #keys()} lists them; README.md says what each
- * means and its default). Each is read from the system property {@code floodgate.<key>} or, failing that, the
- * environment variable {@code FLOODGATE_<KEY>}; a blank value means the default. A malformed or out-of-range
- * value fails with an {@link IllegalArgumentException} that names the key, the value and what was expected:
- * nothing falls back silently.
- *
- * <p>Parsing is not this class's: its factories from text ({@link #fromEnvironment}, {@link #fromSources},
- * {@link #fromKeyValues}, {@link #withPolicyKeys}) are public contracts kept here, and each hands its input to
- * the package's parser, which produces a {@link Builder} (Caffeine's {@code Caffeine.from(String)} does the
- * same with {@code CaffeineSpec}). That entry is the only way from this class to the parser; the parser needs
- * only the builder. The keys, their bounds and the words of every error belong to the package's key rules.
+ * means and its default). A malformed or out-of-range value fails with an {@link IllegalArgumentException}
+ * that names the key, the value and what was expected: nothing falls back silently.
  */
 public final class FloodgateConfig
 {
@@ -62,17 +53,7 @@ public final class FloodgateConfig
     public static final String KEY_GROUP_READABLE = ConfigKeys.GROUP_READABLE;
     public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
 
-    private final Path file;
-    private final boolean enabled;
-    private final Limit[] limits;
-    private final boolean[] shadow;
-    private final long cleanupIntervalMs;
-    private final long capacity;
-    private final Ticker ticker;
-    private final long reclaimGraceMs;
-    private final boolean groupReadable;
-    private final boolean[] admitWhenUnreachable;
-    private final long unreachableRetryAfterMs;
+    private final ConfigValues values; // this configuration's own copy, never changed
 
     /**
      * One action's limit.
@@ -89,19 +70,9 @@ public final class FloodgateConfig
         }
     }
 
-    private FloodgateConfig(final Builder builder)
+    private FloodgateConfig(final ConfigValues values)
     {
-        this.file = builder.file;
-        this.enabled = builder.enabled;
-        this.limits = builder.limits.clone();
-        this.shadow = builder.shadow.clone();
-        this.cleanupIntervalMs = builder.cleanupIntervalMs;
-        this.capacity = builder.capacity;
-        this.ticker = builder.ticker;
-        this.reclaimGraceMs = builder.reclaimGraceMs;
-        this.groupReadable = builder.groupReadable;
-        this.admitWhenUnreachable = builder.admitWhenUnreachable.clone();
-        this.unreachableRetryAfterMs = builder.unreachableRetryAfterMs;
+        this.values = values;
     }
 
     /**
@@ -117,7 +88,7 @@ public final class FloodgateConfig
 
     /**
      * Reads every key from system properties {@code floodgate.<key>} and environment variables
-     * {@code FLOODGATE_<KEY>} (the property wins where both are set).
+     * {@code FLOODGATE_<KEY>} (the property wins where both are set; a blank value means the default).
      *
      * @return the configuration.
      * @throws IllegalArgumentException naming the first malformed key and its value.
@@ -178,28 +149,24 @@ public final class FloodgateConfig
 
     /**
      * @param action an action.
-     * @return its unreachable-rule key, e.g. {@code publish_rate_unreachable}: what a check answers when it cannot
-     * reach its entry in time ({@code refuse}, the default, or {@code admit}).
+     * @return its unreachable-rule key, e.g. {@code publish_rate_unreachable}: {@code refuse} (the default) or
+     * {@code admit}, as {@link Builder#admitWhenUnreachable} sets it.
      */
     public static String unreachableKey(final Action action)
     {
         return ConfigKeys.unreachableKey(action);
     }
 
-    /**
-     * @param action an action.
-     * @return true when a check of it that cannot reach its entry in time is admitted (and counted as admitted);
-     * false (the default) when it is refused with {@link #unreachableRetryAfterMs()}, which keeps counts exact.
-     */
+    /** @param action an action. @return its rule set by {@link Builder#admitWhenUnreachable}: true to admit. */
     public boolean admitsWhenUnreachable(final Action action)
     {
-        return admitWhenUnreachable[action.ordinal()];
+        return values.admitWhenUnreachable[action.ordinal()];
     }
 
     /** @return the retry-after, in ms, of a check refused because its entry could not be reached in time. */
     public long unreachableRetryAfterMs()
     {
-        return unreachableRetryAfterMs;
+        return values.unreachableRetryAfterMs;
     }
 
     /**
@@ -217,67 +184,55 @@ public final class FloodgateConfig
     /** @param action an action. @return true when its refusals are counted but admitted. */
     public boolean shadow(final Action action)
     {
-        return shadow[action.ordinal()];
+        return values.shadow[action.ordinal()];
     }
 
     /** @return a builder holding every default. */
     public static Builder builder()
     {
-        return new Builder();
+        return new Builder(new ConfigValues());
     }
 
     /** @return a builder holding this configuration, to change a part of it. */
     public Builder toBuilder()
     {
-        final Builder builder = new Builder();
-        builder.file = file;
-        builder.enabled = enabled;
-        System.arraycopy(limits, 0, builder.limits, 0, limits.length);
-        System.arraycopy(shadow, 0, builder.shadow, 0, shadow.length);
-        builder.cleanupIntervalMs = cleanupIntervalMs;
-        builder.capacity = capacity;
-        builder.ticker = ticker;
-        builder.reclaimGraceMs = reclaimGraceMs;
-        builder.groupReadable = groupReadable;
-        System.arraycopy(admitWhenUnreachable, 0, builder.admitWhenUnreachable, 0, admitWhenUnreachable.length);
-        builder.unreachableRetryAfterMs = unreachableRetryAfterMs;
-        return builder;
+        return new Builder(values.copy());
     }
 
     /** @return the shared file. */
     public Path file()
     {
-        return file;
+        return values.file;
     }
 
     /** @return false when every check admits without touching the table. */
     public boolean enabled()
     {
-        return enabled;
+        return values.enabled;
     }
 
     /** @param action an action. @return its limit. */
     public Limit limit(final Action action)
     {
-        return limits[action.ordinal()];
+        return values.limits[action.ordinal()];
     }
 
     /** @return the janitor's pass interval in milliseconds. */
     public long cleanupIntervalMs()
     {
-        return cleanupIntervalMs;
+        return values.cleanupIntervalMs;
     }
 
     /** @return the number of quota entries the table is sized for. */
     public long capacity()
     {
-        return capacity;
+        return values.capacity;
     }
 
     /** @return the monotonic clock checks read. */
     public Ticker ticker()
     {
-        return ticker;
+        return values.ticker;
     }
 
     /**
@@ -286,13 +241,13 @@ public final class FloodgateConfig
      */
     public long reclaimGraceMs()
     {
-        return reclaimGraceMs;
+        return values.reclaimGraceMs;
     }
 
     /** @return true when a new file is created readable by the owner's group (0640), else 0600. */
     public boolean groupReadable()
     {
-        return groupReadable;
+        return values.groupReadable;
     }
 
     /** @return the default file: under {@code /dev/shm/floodgate/} where that exists, else under the temp dir. */
@@ -307,52 +262,30 @@ public final class FloodgateConfig
     @Override
     public String toString()
     {
-        final StringBuilder text = new StringBuilder("FloodgateConfig{file=").append(file)
-            .append(", enabled=").append(enabled);
-        for (final Action action : Action.values())
-        {
-            final Limit limit = limits[action.ordinal()];
-            text.append(", ").append(action.configPrefix()).append('=').append(limit.limit())
-                .append('/').append(limit.windowMs()).append("ms").append(shadow[action.ordinal()] ? " shadow" : "");
-        }
-        return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
-            .append(", capacity=").append(capacity).append(", reclaimGraceMs=").append(reclaimGraceMs)
-            .append(", groupReadable=").append(groupReadable).append(", unreachableRetryAfterMs=")
-            .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=").append(Arrays.toString(admitWhenUnreachable))
-            .append('}').toString();
+        return "FloodgateConfig{" + values + '}';
     }
 
     @Override
     public boolean equals(final Object other)
     {
-        return other instanceof FloodgateConfig that && enabled == that.enabled &&
-            cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
-            Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker) &&
-            reclaimGraceMs == that.reclaimGraceMs && groupReadable == that.groupReadable &&
-            Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
-            unreachableRetryAfterMs == that.unreachableRetryAfterMs;
+        return other instanceof FloodgateConfig that && values.equals(that.values);
     }
 
     @Override
     public int hashCode()
     {
-        return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity);
+        return values.hashCode();
     }
 
     /** Validates on {@link #build()}, so errors name the key as an operator would write it. */
     public static final class Builder
     {
-        private Path file = defaultFile();
-        private boolean enabled = true;
-        private final Limit[] limits = new Limit[Action.values().length];
-        private final boolean[] shadow = new boolean[Action.values().length];
-        private long cleanupIntervalMs = DEFAULT_CLEANUP_INTERVAL_MS;
-        private long capacity = DEFAULT_CAPACITY;
-        private Ticker ticker = Ticker.system();
-        private long reclaimGraceMs = DEFAULT_RECLAIM_GRACE_MS;
-        private boolean groupReadable;
-        private final boolean[] admitWhenUnreachable = new boolean[Action.values().length];
-        private long unreachableRetryAfterMs = DEFAULT_UNREACHABLE_RETRY_AFTER_MS;
+        final ConfigValues values; // ConfigParser fills it too
+
+        private Builder(final ConfigValues values)
+        {
+            this.values = values;
+        }
 
         /**
          * What a check of {@code action} answers when it cannot reach its entry in time (a live process held the
@@ -365,18 +298,17 @@ public final class FloodgateConfig
          */
         public Builder admitWhenUnreachable(final Action action, final boolean admit)
         {
-            this.admitWhenUnreachable[Objects.requireNonNull(action, "action").ordinal()] = admit;
+            values.admitWhenUnreachable[Objects.requireNonNull(action, "action").ordinal()] = admit;
             return this;
         }
 
         /**
-         * @param retryAfterMs the retry-after of a check refused because its entry could not be reached, 1 to
-         *                     60000 ms (default 50).
+         * @param retryAfterMs as {@link FloodgateConfig#unreachableRetryAfterMs()}, 1 to 60000 ms (default 50).
          * @return this.
          */
         public Builder unreachableRetryAfterMs(final long retryAfterMs)
         {
-            this.unreachableRetryAfterMs = retryAfterMs;
+            values.unreachableRetryAfterMs = retryAfterMs;
             return this;
         }
 
@@ -386,40 +318,31 @@ public final class FloodgateConfig
          */
         public Builder groupReadable(final boolean groupReadable)
         {
-            this.groupReadable = groupReadable;
+            values.groupReadable = groupReadable;
             return this;
         }
 
-        private Builder()
-        {
-            for (final Action action : Action.values())
-            {
-                limits[action.ordinal()] = new Limit(action.defaultLimit(), action.defaultWindowMs());
-            }
-        }
-
         /**
-         * @param graceMs how long a tombstoned entry stands before removal; far longer than any check can sit
-         *                between its generation test and its write. At least {@link #MIN_RECLAIM_GRACE_MS}.
+         * @param graceMs as {@link FloodgateConfig#reclaimGraceMs()}, at least {@link #MIN_RECLAIM_GRACE_MS}.
          * @return this.
          */
         public Builder reclaimGraceMs(final long graceMs)
         {
-            this.reclaimGraceMs = graceMs;
+            values.reclaimGraceMs = graceMs;
             return this;
         }
 
         /** @param file the shared file. @return this. */
         public Builder file(final Path file)
         {
-            this.file = Objects.requireNonNull(file, "file");
+            values.file = Objects.requireNonNull(file, "file");
             return this;
         }
 
         /** @param enabled false to admit every check without touching the table. @return this. */
         public Builder enabled(final boolean enabled)
         {
-            this.enabled = enabled;
+            values.enabled = enabled;
             return this;
         }
 
@@ -431,7 +354,7 @@ public final class FloodgateConfig
          */
         public Builder limit(final Action action, final long limit, final long windowMs)
         {
-            limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
+            values.limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
             return this;
         }
 
@@ -442,28 +365,28 @@ public final class FloodgateConfig
          */
         public Builder shadow(final Action action, final boolean shadow)
         {
-            this.shadow[Objects.requireNonNull(action, "action").ordinal()] = shadow;
+            values.shadow[Objects.requireNonNull(action, "action").ordinal()] = shadow;
             return this;
         }
 
         /** @param cleanupIntervalMs the janitor's pass interval. @return this. */
         public Builder cleanupIntervalMs(final long cleanupIntervalMs)
         {
-            this.cleanupIntervalMs = cleanupIntervalMs;
+            values.cleanupIntervalMs = cleanupIntervalMs;
             return this;
         }
 
         /** @param entries the number of quota entries the table is sized for. @return this. */
         public Builder capacity(final long entries)
         {
-            this.capacity = entries;
+            values.capacity = entries;
             return this;
         }
 
         /** @param ticker the monotonic clock, injected by tests. @return this. */
         public Builder ticker(final Ticker ticker)
         {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            values.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }
 
@@ -479,13 +402,8 @@ public final class FloodgateConfig
         /** @param names a key to the name its errors use, as the caller's user spells it. */
         FloodgateConfig build(final UnaryOperator<String> names)
         {
-            for (final Action action : Action.values())
-            {
-                final Limit limit = limits[action.ordinal()];
-                ConfigKeys.validateLimit(action, limit.limit(), limit.windowMs(), names);
-            }
-            ConfigKeys.validateSettings(cleanupIntervalMs, reclaimGraceMs, unreachableRetryAfterMs, capacity);
-            return new FloodgateConfig(this);
+            values.validate(names);
+            return new FloodgateConfig(values.copy());
         }
     }
 }

@@ -4,22 +4,17 @@ import dev.floodgate.FloodgateFileException;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * The JVM's one channel on a lock file, its mapping, and the {@code fcntl} (POSIX record) locks taken through
- * it, one byte each. What the bytes and words mean is {@link SlotLocks}'s business.
+ * it, one byte each. What the bytes and words mean is {@link SlotLocks}'s business; creating, sizing and
+ * mapping the file on disk is {@link LockFileOpener}'s.
  *
  * <p>POSIX locks belong to the process, and closing <em>any</em> descriptor of the file drops all of them. So
  * every user in the JVM shares one instance ({@link #acquire}), whose channel closes only with its last user and
@@ -30,9 +25,6 @@ import java.util.Map;
  */
 final class LockFile
 {
-    /** The file's length: 1 KiB, mapped whole. */
-    static final int LENGTH = 1024;
-
     private static final Map<Path, LockFile> OPEN = new HashMap<>(); // guarded by OPEN
 
     private final Path path;
@@ -47,7 +39,7 @@ final class LockFile
         this.path = path;
         this.channel = channel;
         this.writable = writable;
-        this.words = map(path, channel, writable);
+        this.words = LockFileOpener.map(path, channel, writable);
     }
 
     /**
@@ -63,7 +55,7 @@ final class LockFile
             LockFile file = OPEN.get(path);
             if (file == null)
             {
-                file = new LockFile(path, openWritable(path, groupReadable), true);
+                file = new LockFile(path, LockFileOpener.openWritable(path, groupReadable), true);
                 OPEN.put(path, file);
             }
             else
@@ -87,18 +79,10 @@ final class LockFile
             LockFile file = OPEN.get(path);
             if (file == null)
             {
-                final FileChannel channel;
-                try
-                {
-                    channel = FileChannel.open(path, StandardOpenOption.READ);
-                }
-                catch (final NoSuchFileException absent)
+                final FileChannel channel = LockFileOpener.openReadOnly(path);
+                if (channel == null)
                 {
                     return null;
-                }
-                catch (final IOException ex)
-                {
-                    throw new FloodgateFileException(path, "cannot be read: " + ex.getMessage(), ex);
                 }
                 file = new LockFile(path, channel, false);
                 OPEN.put(path, file);
@@ -238,8 +222,8 @@ final class LockFile
     {
         if (!writable)
         {
-            final FileChannel fresh = openWritable(path, groupReadable);
-            final UnsafeBuffer mapped = map(path, fresh, true);
+            final FileChannel fresh = LockFileOpener.openWritable(path, groupReadable);
+            final UnsafeBuffer mapped = LockFileOpener.map(path, fresh, true);
             closeChannel();
             channel = fresh;
             words = mapped;
@@ -256,50 +240,6 @@ final class LockFile
         catch (final IOException ignored)
         {
             // nothing was held through it
-        }
-    }
-
-    private static FileChannel openWritable(final Path path, final boolean groupReadable)
-    {
-        try
-        {
-            try
-            {
-                Files.createFile(path, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
-            }
-            catch (final FileAlreadyExistsException exists)
-            {
-                // another process made it first
-            }
-            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(path, "cannot be opened for writing: " + ex.getMessage() +
-                " (every process that checks limits needs write access to the table and its lock file)", ex);
-        }
-    }
-
-    private static UnsafeBuffer map(final Path path, final FileChannel channel, final boolean writable)
-    {
-        try
-        {
-            if (writable && channel.size() < LENGTH)
-            {
-                channel.write(ByteBuffer.allocate(1), LENGTH - 1); // past every word: a racing creator clobbers none
-            }
-            if (channel.size() < LENGTH)
-            {
-                throw new FloodgateFileException(path, "is " + channel.size() + " bytes, a lock file has " + LENGTH,
-                    null);
-            }
-            return new UnsafeBuffer(channel.map(writable ? FileChannel.MapMode.READ_WRITE :
-                FileChannel.MapMode.READ_ONLY, 0, LENGTH));
-        }
-        catch (final IOException ex)
-        {
-            throw new FloodgateFileException(path, "cannot be mapped: " + ex.getMessage(), ex);
         }
     }
 }

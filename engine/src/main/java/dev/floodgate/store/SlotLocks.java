@@ -17,7 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>The lock file also holds each slot's current owner word ({@link #tokenVolatile}): a process publishes it
  * right after taking the slot's lock and before it takes any guard, so a guard's owner word is alive exactly
- * while the slot's lock is held and the slot still names that word. The file is {@link LockFile#LENGTH} bytes:
+ * while the slot's lock is held and the slot still names that word. The file is {@link LockFileOpener#LENGTH} bytes:
  *
  * <pre>
  *   0      slot 0's owner word (64)     byte 0 is also slot 0's lock byte

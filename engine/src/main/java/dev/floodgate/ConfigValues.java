@@ -1,0 +1,104 @@
+package dev.floodgate;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * Every setting of one configuration, as plain fields starting at their defaults: what a
+ * {@link FloodgateConfig.Builder} and {@link ConfigParser} fill, and, as a private copy no one changes, what a
+ * {@link FloodgateConfig} holds. So the settings, their per-action tables, their defaults, their check and
+ * their equality and text are written once, not once in the value and again in its builder.
+ *
+ * <p>Not thread-safe: each instance belongs to one builder or one configuration.
+ */
+final class ConfigValues
+{
+    Path file = FloodgateConfig.defaultFile();
+    boolean enabled = true;
+    final FloodgateConfig.Limit[] limits = new FloodgateConfig.Limit[Action.values().length];
+    final boolean[] shadow = new boolean[Action.values().length];
+    long cleanupIntervalMs = FloodgateConfig.DEFAULT_CLEANUP_INTERVAL_MS;
+    long capacity = FloodgateConfig.DEFAULT_CAPACITY;
+    Ticker ticker = Ticker.system();
+    long reclaimGraceMs = FloodgateConfig.DEFAULT_RECLAIM_GRACE_MS;
+    boolean groupReadable;
+    final boolean[] admitWhenUnreachable = new boolean[Action.values().length];
+    long unreachableRetryAfterMs = FloodgateConfig.DEFAULT_UNREACHABLE_RETRY_AFTER_MS;
+
+    ConfigValues()
+    {
+        for (final Action action : Action.values())
+        {
+            limits[action.ordinal()] = new FloodgateConfig.Limit(action.defaultLimit(), action.defaultWindowMs());
+        }
+    }
+
+    /** @return an independent copy. */
+    ConfigValues copy()
+    {
+        final ConfigValues copy = new ConfigValues();
+        copy.file = file;
+        copy.enabled = enabled;
+        System.arraycopy(limits, 0, copy.limits, 0, limits.length);
+        System.arraycopy(shadow, 0, copy.shadow, 0, shadow.length);
+        copy.cleanupIntervalMs = cleanupIntervalMs;
+        copy.capacity = capacity;
+        copy.ticker = ticker;
+        copy.reclaimGraceMs = reclaimGraceMs;
+        copy.groupReadable = groupReadable;
+        System.arraycopy(admitWhenUnreachable, 0, copy.admitWhenUnreachable, 0, admitWhenUnreachable.length);
+        copy.unreachableRetryAfterMs = unreachableRetryAfterMs;
+        return copy;
+    }
+
+    /**
+     * @param names as for {@link FloodgateConfig.Builder#build(UnaryOperator)}.
+     * @throws IllegalArgumentException naming the key and value of the first out-of-range setting.
+     */
+    void validate(final UnaryOperator<String> names)
+    {
+        for (final Action action : Action.values())
+        {
+            final FloodgateConfig.Limit limit = limits[action.ordinal()];
+            ConfigKeys.validateLimit(action, limit.limit(), limit.windowMs(), names);
+        }
+        ConfigKeys.validateSettings(cleanupIntervalMs, reclaimGraceMs, unreachableRetryAfterMs, capacity);
+    }
+
+    @Override
+    public boolean equals(final Object other)
+    {
+        return other instanceof ConfigValues that && enabled == that.enabled &&
+            cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
+            Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker) &&
+            reclaimGraceMs == that.reclaimGraceMs && groupReadable == that.groupReadable &&
+            Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
+            unreachableRetryAfterMs == that.unreachableRetryAfterMs;
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity);
+    }
+
+    /** @return every setting, {@code file=...} first, as {@link FloodgateConfig#toString()} shows them. */
+    @Override
+    public String toString()
+    {
+        final StringBuilder text = new StringBuilder("file=").append(file).append(", enabled=").append(enabled);
+        for (final Action action : Action.values())
+        {
+            final FloodgateConfig.Limit limit = limits[action.ordinal()];
+            text.append(", ").append(action.configPrefix()).append('=').append(limit.limit())
+                .append('/').append(limit.windowMs()).append("ms").append(shadow[action.ordinal()] ? " shadow" : "");
+        }
+        return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
+            .append(", capacity=").append(capacity).append(", reclaimGraceMs=").append(reclaimGraceMs)
+            .append(", groupReadable=").append(groupReadable).append(", unreachableRetryAfterMs=")
+            .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=")
+            .append(Arrays.toString(admitWhenUnreachable)).toString();
+    }
+}

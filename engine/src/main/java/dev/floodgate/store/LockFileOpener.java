@@ -1,0 +1,102 @@
+package dev.floodgate.store;
+
+import dev.floodgate.FloodgateFileException;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * Opening a lock file on disk: creating it with its permissions when absent, giving it its length, mapping it,
+ * and the words of every error on the way. Which channel the JVM keeps, and the locks taken through it, are
+ * {@link LockFile}'s. Stateless.
+ */
+final class LockFileOpener
+{
+    /** The file's length: 1 KiB, mapped whole. */
+    static final int LENGTH = 1024;
+
+    private LockFileOpener()
+    {
+    }
+
+    /**
+     * @return a read-write channel on {@code path}, created when absent.
+     * @throws FloodgateFileException when it cannot be created or opened for writing.
+     */
+    static FileChannel openWritable(final Path path, final boolean groupReadable)
+    {
+        try
+        {
+            try
+            {
+                Files.createFile(path, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
+            }
+            catch (final FileAlreadyExistsException exists)
+            {
+                // another process made it first
+            }
+            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(path, "cannot be opened for writing: " + ex.getMessage() +
+                " (every process that checks limits needs write access to the table and its lock file)", ex);
+        }
+    }
+
+    /**
+     * @return a read-only channel on {@code path}; null when there is no such file.
+     * @throws FloodgateFileException when it exists but cannot be read.
+     */
+    static FileChannel openReadOnly(final Path path)
+    {
+        try
+        {
+            return FileChannel.open(path, StandardOpenOption.READ);
+        }
+        catch (final NoSuchFileException absent)
+        {
+            return null;
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(path, "cannot be read: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * @return the whole file, mapped read-write when {@code writable} (which first gives a new file its length),
+     * else read-only.
+     * @throws FloodgateFileException when it is shorter than {@link #LENGTH} or cannot be mapped.
+     */
+    static UnsafeBuffer map(final Path path, final FileChannel channel, final boolean writable)
+    {
+        try
+        {
+            if (writable && channel.size() < LENGTH)
+            {
+                channel.write(ByteBuffer.allocate(1), LENGTH - 1); // past every word: a racing creator clobbers none
+            }
+            if (channel.size() < LENGTH)
+            {
+                throw new FloodgateFileException(path, "is " + channel.size() + " bytes, a lock file has " + LENGTH,
+                    null);
+            }
+            return new UnsafeBuffer(channel.map(writable ? FileChannel.MapMode.READ_WRITE :
+                FileChannel.MapMode.READ_ONLY, 0, LENGTH));
+        }
+        catch (final IOException ex)
+        {
+            throw new FloodgateFileException(path, "cannot be mapped: " + ex.getMessage(), ex);
+        }
+    }
+}
