@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Stands between a {@link Floodgate}, and its {@link Quota} handles, and the file: every call but
- * {@code config()} passes its closed test, a check of a switched-off engine is admitted here without a look at
- * the file, and every check and probe ends with a reachability fence on it.
+ * What every call of a {@link Floodgate} and of its {@link Quota} handles passes on its way to the file: the
+ * closed test (every call but {@code config()}), the off switch (a check of a switched-off engine is admitted
+ * here without a look at the file) and the reachability fence that ends every check and probe.
  *
  * <p>The fence is what keeps the file mapped under a check (why close cannot unmap: {@link Floodgate#close}).
  * The doorkeeper owns the {@link Attachment}, whose cleaner unmaps the file once the doorkeeper is unreachable;
@@ -116,7 +116,7 @@ final class Doorkeeper
         }
         finally
         {
-            Reference.reachabilityFence(this); // keeps the file mapped while the entry is read
+            Reference.reachabilityFence(this);
         }
     }
 
