@@ -12,12 +12,12 @@ import java.util.Map;
 /**
  * One {@link Floodgate}'s hold on its file, from mapping to detaching: maps the table (creating or replacing
  * it), publishes or adopts the policy, wires the doors to this process's check counters and its
- * {@link BackgroundAgent}, and has the file unmapped once the owning {@code Floodgate} is unreachable. A failed
+ * {@link BackgroundAgent}, and has the file unmapped once its owning {@link Doorkeeper} is unreachable. A failed
  * attachment closes what it mapped. Thread-safe: its parts are; {@link #detach} runs once (the owner's close).
  */
 final class Attachment
 {
-    /** Unmaps a table when its {@code Floodgate} is unreachable: no check can be running then. */
+    /** Unmaps a table when its {@code Doorkeeper} is unreachable: no check can be running then. */
     private static final Cleaner UNMAPPER = Cleaner.create(runnable ->
     {
         final Thread thread = new Thread(runnable, "floodgate-unmapper");
@@ -61,7 +61,7 @@ final class Attachment
     /**
      * Maps the configured file and attaches {@code owner} to it.
      *
-     * @param owner    the {@code Floodgate}: the file stays mapped while it is reachable.
+     * @param owner    the {@link Doorkeeper}: the file stays mapped while it is reachable.
      * @param adopting false: publish or adopt as {@link Floodgate#open} says; true: adopt the file's policy,
      *                 refusing a file that has none ({@link Floodgate#openAdopting}).
      * @throws FloodgateFileException naming the file and why it cannot be used.

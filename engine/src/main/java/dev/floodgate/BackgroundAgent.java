@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * thread (the window door's coarse clock, which also heartbeats and flushes this process's check counters)
  * and the janitor thread (scheduled passes, and one on demand when a check finds the table full).
  *
- * <p>Its threads hold the owning {@code Floodgate} (through {@link #owner}): an open instance never becomes
+ * <p>Its threads hold the owning {@link Doorkeeper} (through {@link #owner}): an open instance never becomes
  * unreachable, so the cleaner that unmaps the file never runs under a janitor pass or a heartbeat.
  * Thread-safe.
  */

@@ -1,13 +1,9 @@
 package dev.floodgate;
 
 import dev.floodgate.door.CheckResult;
-import dev.floodgate.door.Doors;
-import dev.floodgate.door.HeldQuota;
-import dev.floodgate.door.Probes;
 import dev.floodgate.reader.FloodgateReader;
 
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,19 +42,12 @@ public final class Floodgate implements AutoCloseable
     public static final String POLICY_PROPERTY = "floodgate.policy";
 
     private final FloodgateConfig config;
-    /** False: every check is admitted without a look at the file, open or closed. */
-    private final boolean enabled;
-    private final Attachment attachment;
-    /** The attachment's, held here too: a check reaches the doors in one load. */
-    private final Doors doors;
-    private volatile boolean closed;
+    private final Doorkeeper keeper;
 
     private Floodgate(final FloodgateConfig config, final boolean adopting)
     {
         this.config = config;
-        this.enabled = config.enabled();
-        this.attachment = Attachment.open(this, config, adopting);
-        this.doors = attachment.doors();
+        this.keeper = new Doorkeeper(config, adopting);
     }
 
     /**
@@ -132,15 +121,7 @@ public final class Floodgate implements AutoCloseable
     public long checkLimit(final CharSequence identifier, final Action action, final long cost)
     {
         Arguments.requireCheck(identifier, cost);
-        try
-        {
-            final Doors doors = openDoors(); // closed: throws, switched off or not
-            return enabled ? doors.checkBucket(identifier, action, cost) : ADMITTED;
-        }
-        finally
-        {
-            Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
-        }
+        return keeper.checkBucket(identifier, action, cost);
     }
 
     /**
@@ -170,15 +151,7 @@ public final class Floodgate implements AutoCloseable
     public long checkLimitInCaller(final CharSequence identifier, final Action action, final long cost)
     {
         Arguments.requireCheck(identifier, cost);
-        try
-        {
-            final Doors doors = openDoors();
-            return enabled ? doors.checkWindow(identifier, action, cost) : ADMITTED;
-        }
-        finally
-        {
-            Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
-        }
+        return keeper.checkWindow(identifier, action, cost);
     }
 
     /**
@@ -192,15 +165,7 @@ public final class Floodgate implements AutoCloseable
     public long charge(final List<Charge> charges)
     {
         Arguments.requireCharges(charges);
-        try
-        {
-            final Doors doors = openDoors();
-            return enabled ? doors.charge(charges) : ADMITTED;
-        }
-        finally
-        {
-            Reference.reachabilityFence(this); // keeps the file mapped until this check is done: see close()
-        }
+        return keeper.charge(charges);
     }
 
     /**
@@ -215,8 +180,7 @@ public final class Floodgate implements AutoCloseable
     public Quota quota(final CharSequence identifier, final Action action)
     {
         Arguments.requireKey(identifier, action);
-        ensureOpen();
-        return new FloodgateQuota(this, new HeldQuota(identifier, action));
+        return keeper.quota(identifier, action);
     }
 
     /**
@@ -230,15 +194,7 @@ public final class Floodgate implements AutoCloseable
     public Probe probe(final CharSequence identifier, final Action action)
     {
         Arguments.requireKey(identifier, action);
-        try
-        {
-            final Doors doors = openDoors();
-            return enabled ? Probes.bucket(doors, identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
-        }
-        finally
-        {
-            Reference.reachabilityFence(this); // keeps the file mapped while the entry is read: see close()
-        }
+        return keeper.probeBucket(identifier, action);
     }
 
     /**
@@ -253,22 +209,13 @@ public final class Floodgate implements AutoCloseable
     public Probe probeInCaller(final CharSequence identifier, final Action action)
     {
         Arguments.requireKey(identifier, action);
-        try
-        {
-            final Doors doors = openDoors();
-            return enabled ? Probes.window(doors, identifier, action) : new Probe(0, Long.MAX_VALUE, 0, 0);
-        }
-        finally
-        {
-            Reference.reachabilityFence(this); // keeps the file mapped while the entry is read: see close()
-        }
+        return keeper.probeWindow(identifier, action);
     }
 
     /** @return the policy every JVM mapping the file enforces now. */
     public FloodgatePolicy policy()
     {
-        ensureOpen();
-        return PolicyPublisher.toPolicy(doors.policy());
+        return PolicyPublisher.toPolicy(keeper.attached().doors().policy());
     }
 
     /**
@@ -281,7 +228,7 @@ public final class Floodgate implements AutoCloseable
      */
     public FloodgatePolicy reconfigure(final FloodgateConfig newConfig)
     {
-        ensureOpen();
+        final Attachment attachment = keeper.attached();
         Objects.requireNonNull(newConfig, "newConfig");
         PolicyPublisher.publish(attachment.table(), newConfig, config.ticker(), false);
         return policy();
@@ -308,7 +255,7 @@ public final class Floodgate implements AutoCloseable
      */
     public List<String> resetEntries(final CharSequence identifier, final Action action)
     {
-        ensureOpen();
+        final Attachment attachment = keeper.attached();
         Arguments.requireKey(identifier, action);
         return TableAdmin.reset(attachment.table(), config.ticker(), identifier, action);
     }
@@ -320,7 +267,7 @@ public final class Floodgate implements AutoCloseable
      */
     public long blockedCount(final CharSequence identifier, final Action action)
     {
-        ensureOpen();
+        final Attachment attachment = keeper.attached();
         Arguments.requireKey(identifier, action);
         return TableAdmin.blockedCount(attachment.table(), identifier, action);
     }
@@ -332,7 +279,7 @@ public final class Floodgate implements AutoCloseable
      */
     public List<BlockedEntry> topBlocked(final Action action, final int n)
     {
-        ensureOpen();
+        final Attachment attachment = keeper.attached();
         Arguments.requireTop(action, n);
         return TableAdmin.topBlocked(attachment.table().file(), action, n);
     }
@@ -343,8 +290,7 @@ public final class Floodgate implements AutoCloseable
      */
     public Stats stats()
     {
-        ensureOpen();
-        return TableAdmin.stats(attachment.table(), checks());
+        return TableAdmin.stats(keeper.attached().table(), checks());
     }
 
     /**
@@ -356,8 +302,7 @@ public final class Floodgate implements AutoCloseable
      */
     public Map<Action, Stats.Checks> checks()
     {
-        ensureOpen();
-        return attachment.checks();
+        return keeper.attached().checks();
     }
 
     /**
@@ -368,8 +313,7 @@ public final class Floodgate implements AutoCloseable
      */
     public Map<Action, Stats.Checks> processChecks()
     {
-        ensureOpen();
-        return attachment.processChecks();
+        return keeper.attached().processChecks();
     }
 
     /**
@@ -380,8 +324,7 @@ public final class Floodgate implements AutoCloseable
      */
     public int cleanup()
     {
-        ensureOpen();
-        return attachment.cleanup();
+        return keeper.attached().cleanup();
     }
 
     /**
@@ -403,8 +346,7 @@ public final class Floodgate implements AutoCloseable
     /** @return the shard count fixed in the file. */
     public int shards()
     {
-        ensureOpen();
-        return attachment.table().shards();
+        return keeper.attached().table().shards();
     }
 
     /**
@@ -420,35 +362,6 @@ public final class Floodgate implements AutoCloseable
     @Override
     public void close()
     {
-        synchronized (this)
-        {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-        }
-        attachment.detach();
-    }
-
-    /** @return false when the engine is switched off: every check is admitted, uncounted. */
-    boolean isEnabled()
-    {
-        return enabled;
-    }
-
-    /** @return the doors, after {@link #ensureOpen}. */
-    Doors openDoors()
-    {
-        ensureOpen();
-        return doors;
-    }
-
-    private void ensureOpen()
-    {
-        if (closed)
-        {
-            throw new IllegalStateException("Floodgate on " + config.file() + " is closed");
-        }
+        keeper.close();
     }
 }

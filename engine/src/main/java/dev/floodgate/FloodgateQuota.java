@@ -1,19 +1,16 @@
 package dev.floodgate;
 
-import dev.floodgate.door.Doors;
 import dev.floodgate.door.HeldQuota;
 
-import java.lang.ref.Reference;
-
-/** {@link Quota} over a {@link Floodgate}: its checks go through the handle's own slots ({@link HeldQuota}). */
+/** {@link Quota} over a {@link Doorkeeper}: its checks go through the handle's own slots ({@link HeldQuota}). */
 final class FloodgateQuota implements Quota
 {
-    private final Floodgate gate;
+    private final Doorkeeper keeper;
     private final HeldQuota held;
 
-    FloodgateQuota(final Floodgate gate, final HeldQuota held)
+    FloodgateQuota(final Doorkeeper keeper, final HeldQuota held)
     {
-        this.gate = gate;
+        this.keeper = keeper;
         this.held = held;
     }
 
@@ -27,15 +24,7 @@ final class FloodgateQuota implements Quota
     public long checkLimit(final long cost)
     {
         Charge.requireCost(cost);
-        try
-        {
-            final Doors doors = gate.openDoors(); // closed: throws, switched off or not
-            return gate.isEnabled() ? doors.checkBucket(held, cost) : Floodgate.ADMITTED;
-        }
-        finally
-        {
-            Reference.reachabilityFence(gate); // keeps the file mapped until this check is done: see Floodgate
-        }
+        return keeper.checkBucket(held, cost);
     }
 
     @Override
@@ -48,27 +37,19 @@ final class FloodgateQuota implements Quota
     public long checkLimitInCaller(final long cost)
     {
         Charge.requireCost(cost);
-        try
-        {
-            final Doors doors = gate.openDoors();
-            return gate.isEnabled() ? doors.checkWindow(held, cost) : Floodgate.ADMITTED;
-        }
-        finally
-        {
-            Reference.reachabilityFence(gate);
-        }
+        return keeper.checkWindow(held, cost);
     }
 
     @Override
     public Probe probe()
     {
-        return gate.probe(held.identifier(), held.action());
+        return keeper.probeBucket(held.identifier(), held.action());
     }
 
     @Override
     public Probe probeInCaller()
     {
-        return gate.probeInCaller(held.identifier(), held.action());
+        return keeper.probeWindow(held.identifier(), held.action());
     }
 
     @Override
