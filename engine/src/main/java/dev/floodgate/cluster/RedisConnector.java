@@ -54,9 +54,10 @@ final class RedisConnector implements AutoCloseable
         // Lettuce's own timer ticks every 100 ms, so a 50 ms timeout would fire after 100 to 200 ms
         this.timer = new HashedWheelTimer(runnable -> daemon(runnable, "floodgate-redis-timer"), 10,
             TimeUnit.MILLISECONDS);
+        // two of each is Lettuce's least (it raises a 1 and logs it): leases are rare, a node needs no more
         this.resources = DefaultClientResources.builder()
-            .ioThreadPoolSize(1)
-            .computationThreadPoolSize(1)
+            .ioThreadPoolSize(2)
+            .computationThreadPoolSize(2)
             .timer(timer)
             .reconnectDelay(Delay.exponential(Duration.ofMillis(10), RETRY, 2, TimeUnit.MILLISECONDS))
             .build();
