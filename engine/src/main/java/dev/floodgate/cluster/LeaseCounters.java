@@ -48,7 +48,10 @@ public final class LeaseCounters
         }
     }
 
-    /** @return commands sent to Redis (an EVALSHA and its EVAL fallback are two). */
+    /**
+     * @return commands handed to the connection (an EVALSHA and its EVAL fallback are two), including those it
+     * refused at once while Redis was down.
+     */
     public long roundTrips()
     {
         return roundTrips.get();

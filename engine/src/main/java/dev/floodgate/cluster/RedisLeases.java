@@ -65,7 +65,12 @@ public final class RedisLeases implements AutoCloseable
         return new RedisLeases(new RedisConnector(uri, timeout), timeout.toMillis());
     }
 
-    /** @see #open(String, Duration) with {@link #DEFAULT_TIMEOUT}. */
+    /**
+     * {@link #open(String, Duration)} with {@link #DEFAULT_TIMEOUT}.
+     *
+     * @param uri e.g. {@code redis://127.0.0.1:6379/0}.
+     * @return the client.
+     */
     public static RedisLeases open(final String uri)
     {
         return open(uri, DEFAULT_TIMEOUT);
@@ -91,7 +96,11 @@ public final class RedisLeases implements AutoCloseable
         });
     }
 
-    /** @see #leaseAsync, waiting for its answer at most the timeout. */
+    /**
+     * {@link #leaseAsync}, waiting for its answer at most the timeout.
+     *
+     * @return the lease, {@link Lease.Outcome#UNAVAILABLE} if it did not come in time.
+     */
     public Lease lease(final LeaseKey key, final ClusterLimit limit, final String node, final long seq,
         final long want)
     {
@@ -116,7 +125,11 @@ public final class RedisLeases implements AutoCloseable
         });
     }
 
-    /** @see #refundAsync, waiting for its answer at most the timeout. */
+    /**
+     * {@link #refundAsync}, waiting for its answer at most the timeout.
+     *
+     * @return the refund, {@link Lease.Outcome#UNAVAILABLE} if it did not come in time.
+     */
     public Lease refund(final LeaseKey key, final ClusterLimit limit, final String node, final long seq,
         final long tokens)
     {
