@@ -29,13 +29,18 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * The engine's public surface is the API ({@code dev.floodgate}), the read-only reader
  * ({@code dev.floodgate.reader}) and the Micrometer binder ({@code dev.floodgate.metrics}); {@code store},
- * {@code door} and {@code janitor} are internal. These rules keep
+ * {@code door}, {@code janitor} and {@code cluster} are internal. These rules keep
  * an embedder from ever having to name an internal type, and the packages from knotting together.
  */
 @AnalyzeClasses(packages = "dev.floodgate", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest
 {
-    static final String[] INTERNAL = {"dev.floodgate.store..", "dev.floodgate.door..", "dev.floodgate.janitor.."};
+    static final String[] INTERNAL = {"dev.floodgate.store..", "dev.floodgate.door..", "dev.floodgate.janitor..",
+        "dev.floodgate.cluster.."};
+    /** Lettuce and what it brings: optional, so only named where a cluster quota is configured. */
+    static final String[] LETTUCE = {"io.lettuce..", "io.netty..", "reactor.."};
+    /** The only classes that name Lettuce types: the rest of the cluster package loads without Lettuce. */
+    static final Set<String> LETTUCE_USERS = Set.of("RedisLeases", "RedisConnector");
     static final String[] PUBLIC = {"dev.floodgate", "dev.floodgate.reader", "dev.floodgate.metrics"};
     /** The API's value types and exceptions: all the internal packages may know of the API. */
     static final Set<String> API_VALUES = Set.of("Action", "BlockedEntry", "Charge", "FloodgateFileException", "Probe",
@@ -93,6 +98,15 @@ class ArchitectureTest
             + "the janitor and the facade go through it");
 
     @ArchTest
+    static final ArchRule onlyTheClusterClientNamesLettuce = noClasses()
+        .that(DescribedPredicate.describe("are not " + LETTUCE_USERS + " of dev.floodgate.cluster", type ->
+            !(type.getPackageName().equals("dev.floodgate.cluster") &&
+                LETTUCE_USERS.contains(outermost(type).getSimpleName()))))
+        .should().dependOnClassesThat().resideInAnyPackage(LETTUCE)
+        .because("Lettuce is optional: a node without cluster_redis_uri must never load a class that needs it, and "
+            + "the configuration validates with the cluster package's other classes");
+
+    @ArchTest
     static final ArchRule noInternalPackageOutsideTheEngine = classes()
         .that().resideInAPackage("dev.floodgate.internal..")
         .should().notBePublic()
@@ -146,7 +160,8 @@ class ArchitectureTest
     {
         final String name = type.getPackageName();
         return name.startsWith("dev.floodgate.store") || name.startsWith("dev.floodgate.door") ||
-            name.startsWith("dev.floodgate.janitor") || name.startsWith("dev.floodgate.internal");
+            name.startsWith("dev.floodgate.janitor") || name.startsWith("dev.floodgate.cluster") ||
+            name.startsWith("dev.floodgate.internal");
     }
 
     private static DescribedPredicate<JavaClass> rootBut(final Set<String> allowed)

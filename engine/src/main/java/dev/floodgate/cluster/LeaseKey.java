@@ -1,0 +1,136 @@
+package dev.floodgate.cluster;
+
+import dev.floodgate.Action;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/**
+ * The Redis key of one (identifier, action)'s cluster bucket: {@code floodgate:<action>:<identifier>}, or
+ * {@code floodgate:<action>#<SHA-256 of the identifier>} for an identifier longer than {@link #MAX_RAW_BYTES}.
+ * Immutable.
+ *
+ * <p>Identifiers are chosen by clients, so the key is built to be injective: the action is one of a closed set of
+ * names made of {@code [a-z_]}, and no {@code floodgate:<action>:} or {@code floodgate:<action>#} is a prefix of
+ * another action's, so whatever an identifier holds (':', '{', '}', newlines, "auth:x") it stays inside its own
+ * action's keys. The identifier's UTF-16 is encoded as UTF-8, except that a lone surrogate is written as its own
+ * three bytes (as WTF-8 does) instead of '?': two distinct strings never share a key, as in the node's table. Long
+ * identifiers are digested so an attacker cannot make Redis keep megabyte keys.
+ *
+ * <p>No hash tag: each script call touches one key, and a tag on the action would put all of an action's buckets
+ * on one Redis Cluster shard.
+ */
+public final class LeaseKey
+{
+    /** The longest identifier, in encoded bytes, kept as it is in the key. */
+    public static final int MAX_RAW_BYTES = 256;
+
+    private final byte[] bytes;
+
+    private LeaseKey(final byte[] bytes)
+    {
+        this.bytes = bytes;
+    }
+
+    /**
+     * @param action     the action.
+     * @param identifier the identifier, not empty.
+     * @return its key.
+     */
+    public static LeaseKey of(final Action action, final CharSequence identifier)
+    {
+        Objects.requireNonNull(action, "action");
+        Objects.requireNonNull(identifier, "identifier");
+        if (identifier.length() == 0)
+        {
+            throw new IllegalArgumentException("identifier is empty: expected at least one character");
+        }
+        final byte[] encoded = encode(identifier);
+        final boolean raw = encoded.length <= MAX_RAW_BYTES;
+        final byte[] tail = raw ? encoded : HexFormat.of().formatHex(sha256(encoded)).getBytes(StandardCharsets.US_ASCII);
+        final byte[] prefix = ("floodgate:" + action.configPrefix() + (raw ? ":" : "#")).getBytes(StandardCharsets.US_ASCII);
+        final byte[] key = Arrays.copyOf(prefix, prefix.length + tail.length);
+        System.arraycopy(tail, 0, key, prefix.length, tail.length);
+        return new LeaseKey(key);
+    }
+
+    /** @return the key's bytes (a copy). */
+    public byte[] bytes()
+    {
+        return bytes.clone();
+    }
+
+    byte[] shared()
+    {
+        return bytes;
+    }
+
+    @Override
+    public boolean equals(final Object other)
+    {
+        return other instanceof LeaseKey key && Arrays.equals(bytes, key.bytes);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString()
+    {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** UTF-8, with each unpaired surrogate as its three-byte form. */
+    static byte[] encode(final CharSequence s)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream(s.length() + 8);
+        for (int i = 0; i < s.length(); i++)
+        {
+            final char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1)))
+            {
+                final int cp = Character.toCodePoint(c, s.charAt(++i));
+                out.write(0xF0 | cp >>> 18);
+                out.write(0x80 | cp >>> 12 & 0x3F);
+                out.write(0x80 | cp >>> 6 & 0x3F);
+                out.write(0x80 | cp & 0x3F);
+            }
+            else if (c < 0x80)
+            {
+                out.write(c);
+            }
+            else if (c < 0x800)
+            {
+                out.write(0xC0 | c >>> 6);
+                out.write(0x80 | c & 0x3F);
+            }
+            else
+            {
+                out.write(0xE0 | c >>> 12);
+                out.write(0x80 | c >>> 6 & 0x3F);
+                out.write(0x80 | c & 0x3F);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] sha256(final byte[] bytes)
+    {
+        try
+        {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        }
+        catch (final NoSuchAlgorithmException ex)
+        {
+            throw new IllegalStateException("every JVM has SHA-256", ex);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package dev.floodgate.cluster;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One Lettuce connection to the lease server, set up so that no caller ever waits on Redis: commands time out after
+ * the command timeout, are rejected at once while the connection is down (and those in flight when it drops are
+ * failed, not replayed), and at most {@link #REQUEST_QUEUE} wait for a reply. Lettuce reconnects a connection it
+ * once had; the first one is tried in the background, again at most every {@link #RETRY}, until it succeeds.
+ * Thread-safe.
+ */
+final class RedisConnector implements AutoCloseable
+{
+    /** Commands waiting for a reply, at most: beyond, a call is rejected at once instead of queueing. */
+    static final int REQUEST_QUEUE = 256;
+    /** The longest pause between two attempts to (re)connect: a restarted Redis is used again within about this. */
+    static final Duration RETRY = Duration.ofSeconds(1);
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+
+    private final HashedWheelTimer timer;
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final RedisURI uri;
+    private final AtomicReference<StatefulRedisConnection<byte[], byte[]>> connection = new AtomicReference<>();
+    private final AtomicBoolean connecting = new AtomicBoolean();
+    private volatile long nextAttemptNanos;
+    private volatile boolean closed;
+
+    /**
+     * @param uri            a redis:// or rediss:// URI.
+     * @param commandTimeout how long a command may wait for its reply.
+     * @throws IllegalArgumentException if the URI is malformed.
+     */
+    RedisConnector(final String uri, final Duration commandTimeout)
+    {
+        this.uri = RedisURI.create(uri);
+        this.uri.setTimeout(commandTimeout);
+        // Lettuce's own timer ticks every 100 ms, so a 50 ms timeout would fire after 100 to 200 ms
+        this.timer = new HashedWheelTimer(runnable -> daemon(runnable, "floodgate-redis-timer"), 10,
+            TimeUnit.MILLISECONDS);
+        // two of each is Lettuce's least (it raises a 1 and logs it): leases are rare, a node needs no more
+        this.resources = DefaultClientResources.builder()
+            .ioThreadPoolSize(2)
+            .computationThreadPoolSize(2)
+            .timer(timer)
+            .reconnectDelay(Delay.exponential(Duration.ofMillis(10), RETRY, 2, TimeUnit.MILLISECONDS))
+            .build();
+        this.client = RedisClient.create(resources);
+        client.setOptions(ClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .requestQueueSize(REQUEST_QUEUE)
+            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).keepAlive(true).tcpNoDelay(true)
+                .build())
+            .build());
+        connectInBackground();
+    }
+
+    /**
+     * @return the commands of the open connection, or null while there has never been one (an attempt is then
+     * started in the background). Never blocks.
+     */
+    RedisAsyncCommands<byte[], byte[]> commands()
+    {
+        final StatefulRedisConnection<byte[], byte[]> open = connection.get();
+        if (open != null)
+        {
+            return open.async();
+        }
+        connectInBackground();
+        return null;
+    }
+
+    /** @return whether the connection is up now. */
+    boolean isConnected()
+    {
+        final StatefulRedisConnection<byte[], byte[]> open = connection.get();
+        return open != null && open.isOpen();
+    }
+
+    /**
+     * @param max how long to wait at most.
+     * @return whether the connection is up, waited for at most {@code max} (for a node's start, not a check).
+     */
+    boolean awaitConnected(final Duration max) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + max.toNanos();
+        while (!isConnected())
+        {
+            if (System.nanoTime() - deadline >= 0)
+            {
+                return false;
+            }
+            connectInBackground();
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    private void connectInBackground()
+    {
+        if (closed || System.nanoTime() - nextAttemptNanos < 0 || !connecting.compareAndSet(false, true))
+        {
+            return;
+        }
+        nextAttemptNanos = System.nanoTime() + RETRY.toNanos();
+        try
+        {
+            // on Lettuce's own thread: a check thread never runs connection code
+            resources.eventExecutorGroup().execute(() -> client.connectAsync(ByteArrayCodec.INSTANCE, uri)
+                .whenComplete((opened, error) ->
+                {
+                    if (opened != null)
+                    {
+                        connection.set(opened);
+                        if (closed)
+                        {
+                            opened.closeAsync();
+                        }
+                    }
+                    connecting.set(false);
+                }));
+        }
+        catch (final RuntimeException ex)
+        {
+            // the executor is shutting down: closed, or about to be
+            connecting.set(false);
+        }
+    }
+
+    /** Closes the connection and stops Lettuce's threads, waiting at most a few seconds. */
+    @Override
+    public void close()
+    {
+        closed = true;
+        final StatefulRedisConnection<byte[], byte[]> open = connection.getAndSet(null);
+        if (open != null)
+        {
+            open.close();
+        }
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        timer.stop();
+    }
+
+    private static Thread daemon(final Runnable runnable, final String name)
+    {
+        final Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+}

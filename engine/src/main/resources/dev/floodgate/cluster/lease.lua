@@ -1,0 +1,111 @@
+-- Floodgate's cluster quota: one token bucket per (identifier, action), leased out to the nodes in batches.
+--
+-- KEYS[1]  the bucket (a hash; absent means full)
+-- ARGV     op ('L' lease, 'R' refund), node, seq, amount, limit, window_ms
+-- returns  {code, tokens, wait_ms, now_ms}
+--            code 0: applied; tokens granted (lease, 0..amount) or given back (refund)
+--            code 1: replayed; this node's seq was already applied: its remembered answer, the bucket untouched
+--            code 2: stale; an older seq, or this seq with another op or amount: nothing changed, tokens 0
+--          wait_ms: after a lease, the time until the bucket holds a whole token again (0 while it does)
+--
+-- Exact in integers: every elapsed ms adds `limit` credits, a token costs `window_ms` credits, the bucket holds at
+-- most limit * window_ms credits. The caller keeps limit * window_ms <= 2^53, so every value below is an integer a
+-- Lua number (a double) holds exactly: sums are compared against what is missing before they are added, and every
+-- product is bounded by the capacity first.
+-- Time is the server's (TIME), so the nodes' clocks do not matter; it never runs backwards for a bucket.
+-- Fields: c credits, t time of c (ms), l and w the limit and window c was counted for, n:<node> that node's last
+-- "seq op amount tokens wait".
+
+local key = KEYS[1]
+local op = ARGV[1]
+local node = ARGV[2]
+local seq = tonumber(ARGV[3])
+local amount = tonumber(ARGV[4])
+local limit = tonumber(ARGV[5])
+local window = tonumber(ARGV[6])
+
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+local function int(x)
+    return string.format('%.0f', x)
+end
+
+-- floor(a / b) for integers up to 2^53, corrected for the rounding of the division
+local function div(a, b)
+    local q = math.floor(a / b)
+    if q * b > a then
+        q = q - 1
+    elseif (q + 1) * b <= a then
+        q = q + 1
+    end
+    return q
+end
+
+local field = 'n:' .. node
+local state = redis.call('HMGET', key, 'c', 't', 'l', 'w', field)
+
+local record = state[5]
+if record then
+    local rseq, rop, ramount, rtokens, rwait = string.match(record, '^(%d+) (%a) (%d+) (%d+) (%d+)$')
+    rseq = tonumber(rseq)
+    if seq < rseq then
+        return {2, 0, 0, now}
+    end
+    if seq == rseq then
+        if rop == op and tonumber(ramount) == amount then
+            return {1, tonumber(rtokens), tonumber(rwait), now}
+        end
+        return {2, 0, 0, now}
+    end
+end
+
+local capacity = limit * window
+local credits = capacity
+local last = now
+if state[1] then
+    credits = tonumber(state[1])
+    last = tonumber(state[2])
+    local counted_limit = tonumber(state[3])
+    local counted_window = tonumber(state[4])
+    if counted_limit ~= limit or counted_window ~= window then
+        -- the quota changed: keep the whole tokens, at most the new capacity, and drop a fraction of one
+        credits = math.min(div(credits, counted_window), limit) * window
+    end
+    if now > last then
+        local elapsed = now - last
+        if elapsed >= window then
+            credits = capacity
+        elseif elapsed * limit >= capacity - credits then
+            credits = capacity
+        else
+            credits = credits + elapsed * limit
+        end
+        last = now
+    end
+end
+
+local tokens = 0
+local wait = 0
+if op == 'L' then
+    tokens = math.min(amount, div(credits, window))
+    credits = credits - tokens * window
+    if credits < window then
+        wait = div(window - credits + limit - 1, limit)
+    end
+elseif op == 'R' then
+    tokens = amount
+    if amount >= limit or amount * window >= capacity - credits then
+        credits = capacity
+    else
+        credits = credits + amount * window
+    end
+else
+    return redis.error_reply('floodgate lease: unknown op')
+end
+
+redis.call('HSET', key, 'c', int(credits), 't', int(last), 'l', int(limit), 'w', int(window),
+    field, int(seq) .. ' ' .. op .. ' ' .. int(amount) .. ' ' .. int(tokens) .. ' ' .. int(wait))
+-- an idle bucket refills within one window, so it may go after two; the minute keeps a retry's seq record
+redis.call('PEXPIRE', key, 2 * window + 60000)
+return {0, tokens, wait, now}
