@@ -2,6 +2,7 @@ package dev.floodgate.reader;
 
 import dev.floodgate.Action;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.KeyHasher;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -74,7 +75,7 @@ public record TableEntry(
         final byte code = key[KeyHasher.KIND_INDEX];
         final Entry entry = new Entry(value);
         if (code < Entry.KIND_BUCKET || code > Entry.KIND_BLOCKED ||
-            entry.length() != Entry.valueLength(code, shards) || entry.kind() != code)
+            entry.length() != EntryLayout.valueLength(code, shards) || entry.kind() != code)
         {
             return null;
         }

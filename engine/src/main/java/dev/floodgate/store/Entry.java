@@ -5,44 +5,13 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.charset.StandardCharsets;
 
+import static dev.floodgate.store.EntryLayout.*;
+
 /**
  * The one owner of an entry's memory: a flyweight over the value of one quota entry (a bucket, a sharded
- * window or a blocked counter), in the file or a copy. Nothing outside this class knows an offset; every
- * access names its memory order ({@code Volatile}, {@code Acquire}, {@code Release}, plain) and what it may
- * race with. Values are 64-byte aligned in the file; each window shard has a cache line of its own, so CPUs
- * claiming from one hot key's different shards never share a line.
- *
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                 Generation (64): unique per insertion,        |  0   line 0: header
- *  |                 TOMBSTONE while the janitor ages it out       |
- *  +---------------+---------------+---------------+---------------+
- *  |  Kind (8)     |  Action (8)   | reserved (16) | Units version (32)  |  8
- *  +---------------+---------------+---------------+---------------+
- *  |                 Limit of the state's units (64)               | 16
- *  |                 Window ms of the state's units (64)           | 24
- *  |                 Created, monotonic ns (64)                    | 32
- *  |                 Touched, monotonic ns (64): last refusal      | 40
- *  |                 State sum when tombstoned (64)                | 48   or a conversion's frozen TAT
- *  |                 State (64): bucket TAT                        | 56
- *  +---------------------------------------------------------------+
- *  |                 Tombstoned at, monotonic ns (64)              | 64   line 1: tools; or a conversion's units
- *  +-------------------------------+-------------------------------+
- *  |  Identifier length, chars (32)|  Label length, bytes (32)     | 72
- *  +-------------------------------+-------------------------------+
- *  |                 Label: identifier's first UTF-8 bytes (384)   | 80..127
- *  +---------------------------------------------------------------+
- *  |                 Shard 0 word (64): a window's                 | 128  line 2: shard 0
- *  |                 window tag (22) | used (42),                   |
- *  |                 or a blocked counter's refusals               |
- *  |                 Shard 0 newest window number (64): windows    | 136
- *  |                 48 bytes padding                              | 144
- *  +---------------------------------------------------------------+
- *  |                 ... one line per shard, windows and blocked counters
- *  +---------------------------------------------------------------+
- * </pre>
+ * window or a blocked counter), in the file or a copy, laid out as {@link EntryLayout} draws it. Nothing
+ * outside this class and its layout knows an offset; every access names its memory order ({@code Volatile},
+ * {@code Acquire}, {@code Release}, plain) and what it may race with.
  *
  * <p><b>Who writes what.</b> Checks write only the state words (and Touched, on refusal), without a lock, with
  * compare-and-sets. Every other field is written under the segment's update or write lock. Kind, action,
@@ -73,48 +42,6 @@ public final class Entry
     /** Generation of an entry the janitor is ageing out; never handed out by the counter. */
     public static final long TOMBSTONE = -1L;
 
-    private static final int WORD = Long.BYTES;
-    private static final int LINE = 64;
-
-    static final int GENERATION_OFFSET = 0;
-    static final int KIND_OFFSET = GENERATION_OFFSET + WORD;
-    static final int ACTION_OFFSET = KIND_OFFSET + Byte.BYTES;
-    static final int UNITS_VERSION_OFFSET = ACTION_OFFSET + Byte.BYTES + Short.BYTES;
-    static final int LIMIT_OFFSET = UNITS_VERSION_OFFSET + Integer.BYTES;
-    static final int WINDOW_MS_OFFSET = LIMIT_OFFSET + WORD;
-    static final int CREATED_OFFSET = WINDOW_MS_OFFSET + WORD;
-    static final int TOUCHED_OFFSET = CREATED_OFFSET + WORD;
-    static final int TOMBSTONE_STATE_OFFSET = TOUCHED_OFFSET + WORD;
-    static final int STATE_OFFSET = TOMBSTONE_STATE_OFFSET + WORD;
-    /** Line 1 starts here: what tools read, and the tombstone's time. */
-    static final int TOMBSTONED_AT_OFFSET = STATE_OFFSET + WORD;
-    /**
-     * A live bucket's conversion side record (see {@code BucketConversion}): the TAT word it froze. Shares
-     * the tombstone's state field, which only a tombstoned entry uses; a frozen bucket is never idle, so it
-     * is never tombstoned while the record matters.
-     */
-    static final int CONVERSION_TAT_OFFSET = TOMBSTONE_STATE_OFFSET;
-    /** A live bucket's conversion side record: the units the frozen word is in, {@code window ms << 34 | limit}. */
-    static final int CONVERSION_UNITS_OFFSET = TOMBSTONED_AT_OFFSET;
-    static final int IDENTIFIER_LENGTH_OFFSET = TOMBSTONED_AT_OFFSET + WORD;
-    static final int LABEL_LENGTH_OFFSET = IDENTIFIER_LENGTH_OFFSET + Integer.BYTES;
-    static final int LABEL_OFFSET = LABEL_LENGTH_OFFSET + Integer.BYTES;
-    /** A bucket's whole value: two cache lines. */
-    public static final int HEADER_LENGTH = 2 * LINE;
-    static final int LABEL_MAX_BYTES = HEADER_LENGTH - LABEL_OFFSET;
-    static final int SHARDS_OFFSET = HEADER_LENGTH;
-    static final int SHARD_STRIDE = LINE;
-    /** Within a shard's line, after its word: the newest window number the word may hold (windows only). */
-    static final int SHARD_NEWEST_OFFSET = WORD;
-
-    static
-    {
-        if (TOMBSTONED_AT_OFFSET != LINE || STATE_OFFSET + WORD > LINE || LABEL_MAX_BYTES != 48)
-        {
-            throw new ExceptionInInitializerError("entry layout: line 0 must hold exactly the check's words");
-        }
-    }
-
     /** The concrete type, so each access is a direct call the JIT inlines. */
     private UnsafeBuffer value;
 
@@ -137,16 +64,6 @@ public final class Entry
     {
         this.value = value;
         return this;
-    }
-
-    /**
-     * @param kind   the entry kind.
-     * @param shards the file's shard count.
-     * @return the value length in bytes.
-     */
-    public static int valueLength(final byte kind, final int shards)
-    {
-        return kind == KIND_BUCKET ? HEADER_LENGTH : SHARDS_OFFSET + shards * SHARD_STRIDE;
     }
 
     /**
@@ -520,60 +437,5 @@ public final class Entry
         value.putLong(TOMBSTONE_STATE_OFFSET, stateSumVolatile());
         value.putLong(TOMBSTONED_AT_OFFSET, nowNanos);
         value.putLongVolatile(GENERATION_OFFSET, TOMBSTONE);
-    }
-
-    // ---- a new entry ----
-
-    /**
-     * Lays out a new entry's value.
-     *
-     * @return the value bytes, to insert under the segment's update lock.
-     */
-    static byte[] newValue(
-        final byte kind,
-        final Action action,
-        final long limit,
-        final long windowMs,
-        final long nowNanos,
-        final long generation,
-        final long unitsVersion,
-        final long initialState,
-        final CharSequence identifier,
-        final int shards)
-    {
-        final byte[] value = new byte[valueLength(kind, shards)];
-        final UnsafeBuffer buffer = new UnsafeBuffer(value);
-        buffer.putLong(GENERATION_OFFSET, generation);
-        buffer.putByte(KIND_OFFSET, kind);
-        buffer.putByte(ACTION_OFFSET, (byte)action.ordinal());
-        buffer.putInt(UNITS_VERSION_OFFSET, (int)unitsVersion);
-        buffer.putLong(LIMIT_OFFSET, limit);
-        buffer.putLong(WINDOW_MS_OFFSET, windowMs);
-        buffer.putLong(CREATED_OFFSET, nowNanos);
-        buffer.putLong(TOUCHED_OFFSET, nowNanos);
-        buffer.putLong(STATE_OFFSET, initialState);
-        final byte[] label = label(identifier);
-        buffer.putInt(IDENTIFIER_LENGTH_OFFSET, identifier.length());
-        buffer.putInt(LABEL_LENGTH_OFFSET, label.length);
-        buffer.putBytes(LABEL_OFFSET, label);
-        return value;
-    }
-
-    /**
-     * @param identifier an identifier.
-     * @return its first UTF-8 bytes, at most {@link #LABEL_MAX_BYTES}, never splitting a character.
-     */
-    static byte[] label(final CharSequence identifier)
-    {
-        final int prefixChars = Math.min(identifier.length(), LABEL_MAX_BYTES);
-        final byte[] utf8 = identifier.subSequence(0, prefixChars).toString().getBytes(StandardCharsets.UTF_8);
-        int length = Math.min(utf8.length, LABEL_MAX_BYTES);
-        while (length > 0 && length < utf8.length && (utf8[length] & 0xC0) == 0x80)
-        {
-            length--; // do not cut inside a multi-byte character
-        }
-        final byte[] label = new byte[length];
-        System.arraycopy(utf8, 0, label, 0, length);
-        return label;
     }
 }

@@ -90,7 +90,7 @@ final class EntryFinder
         final UnsafeBuffer keyBytes = new UnsafeBuffer(key);
         final long key0 = keyBytes.getLong(0);
         final long key1 = keyBytes.getLong(8);
-        final int length = Entry.valueLength(kind, shards);
+        final int length = EntryLayout.valueLength(kind, shards);
         long pos = hashLookup.hlPos(searchKey);
         for (long probes = 0; probes < slots; probes++)
         {

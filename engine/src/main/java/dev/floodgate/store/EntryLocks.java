@@ -170,7 +170,7 @@ public final class EntryLocks
             lock(file, c.readLock());
             final MapEntry<byte[], byte[]> entry = c.entry();
             return entry != null && entry.value().bytes().readVolatileLong(entry.value().offset() +
-                Entry.GENERATION_OFFSET) != Entry.TOMBSTONE ? 1 : 0;
+                EntryLayout.GENERATION_OFFSET) != Entry.TOMBSTONE ? 1 : 0;
         }
         finally
         {

@@ -44,7 +44,7 @@ final class EntryResolver
         final CharSequence identifier, final long limit, final long windowMs, final long version,
         final long initialState, final long nowNanos, final EntryUpgrade upgrade) throws TableFullException
     {
-        final byte[] fresh = Entry.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
+        final byte[] fresh = EntryLayout.newValue(kind, action, limit, windowMs, nowNanos, header.nextGeneration(),
             version, initialState, identifier, shards);
         final UnsafeBuffer buffer = scratch.get();
         int outcome = 0; // 1: segment busy, 2: allocation busy, 3: full by count, 4: full by tiers

@@ -3,7 +3,7 @@ package dev.floodgate.store;
 /**
  * The file as one picture: a Chronicle Map 2026.1 file whose spare words Floodgate uses for its guards, whose
  * reserved all-zero key holds the file's own record ({@link FileHeader}) and whose other values are quota
- * entries ({@link Entry}). Each region's own class gives its detail; this is where they sit. Offsets named in
+ * entries ({@link EntryLayout}). Each region's own class gives its detail; this is where they sit. Offsets named in
  * brackets are the constants the code uses.
  *
  * <pre>
@@ -44,7 +44,7 @@ package dev.floodgate.store;
  *           [RETIRED_COUNTERS_OFFSET, PROCESS_COUNTERS_OFFSET]
  *    LENGTH = PROCESS_COUNTERS_OFFSET + MAX_PROCESSES x COUNTERS_STRIDE (18368)
  *
- *  the value of a quota key (last key byte = kind 1 bucket, 2 window, 3 blocked):     Entry
+ *  the value of a quota key (last key byte = kind 1 bucket, 2 window, 3 blocked):     EntryLayout
  *    0      line 0: generation, kind, action, units, created, touched, state (the check's words)
  *    64     line 1: tombstone time, identifier length, label
  *    128    [SHARDS_OFFSET] one 64-byte line per shard (windows and blocked counters only)
@@ -66,7 +66,7 @@ public final class FileFormat
     /** The file's record, in bytes. */
     public static final int RECORD_LENGTH = FileHeader.LENGTH;
     /** A bucket's value; windows and blocked counters add one line per shard. */
-    public static final int ENTRY_HEADER_LENGTH = Entry.HEADER_LENGTH;
+    public static final int ENTRY_HEADER_LENGTH = EntryLayout.HEADER_LENGTH;
 
     private FileFormat()
     {

@@ -33,7 +33,7 @@ final class TableCreator
     static ChronicleMapBuilder<byte[], byte[]> builder(final long capacity, final int shards)
     {
         // Buckets and blocked counters take 2 lines, windows 2 + shards; assume a mix weighted to buckets.
-        final double averageValue = (2.0 * Entry.HEADER_LENGTH + Entry.valueLength(
+        final double averageValue = (2.0 * EntryLayout.HEADER_LENGTH + EntryLayout.valueLength(
             Entry.KIND_WINDOW, shards)) / 3.0;
         return ChronicleMapBuilder.of(byte[].class, byte[].class)
             .name("floodgate")
@@ -43,7 +43,7 @@ final class TableCreator
             .entries(Math.max(capacity, MIN_SIZED_ENTRIES) + 1)
             .minSegments(MIN_SEGMENTS) // spread guards and hostile keys even in a small table
             .actualChunkSize(CHUNK)
-            .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (Entry.SHARDS_OFFSET + 4096 * 64) / CHUNK)
+            .maxChunksPerEntry(2 + FileHeader.LENGTH / CHUNK + (EntryLayout.SHARDS_OFFSET + 4096 * 64) / CHUNK)
             .entryAndValueOffsetAlignment(CHUNK)
             .checksumEntries(false)   // direct atomic writes would make checksums stale; see NOTES.md
             .maxBloatFactor(1.5)

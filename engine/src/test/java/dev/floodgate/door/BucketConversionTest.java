@@ -3,6 +3,7 @@ package dev.floodgate.door;
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryLayout;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,7 +30,7 @@ class BucketConversionTest
     /** A bucket of 10 per minute, version 1, generation 5, with 6 tokens spent. */
     private UnsafeBuffer spentBucket()
     {
-        final UnsafeBuffer value = new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_BUCKET, 4)]);
+        final UnsafeBuffer value = new UnsafeBuffer(new byte[EntryLayout.valueLength(Entry.KIND_BUCKET, 4)]);
         final TokenBucket units = new TokenBucket(10, 60_000);
         final Entry entry = new Entry(value);
         entry.publishGenerationVolatile(5);

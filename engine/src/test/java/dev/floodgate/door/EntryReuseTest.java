@@ -3,6 +3,7 @@ package dev.floodgate.door;
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.EntryBytes;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.PolicyRegion;
@@ -25,7 +26,7 @@ class EntryReuseTest
     private static final long GENERATION = 7;
     private static final long NOW = 3_600_000_000_000L;
 
-    private final byte[] memory = new byte[Entry.valueLength(Entry.KIND_WINDOW, SHARDS)];
+    private final byte[] memory = new byte[EntryLayout.valueLength(Entry.KIND_WINDOW, SHARDS)];
     private final UnsafeBuffer bytes = new UnsafeBuffer(memory);
     private final Entry entry = new Entry(bytes);
     private final UnsafeBuffer header = new UnsafeBuffer(new byte[FileHeader.LENGTH]);

@@ -1,6 +1,7 @@
 package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryLayout;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +23,7 @@ class ShardedWindowTest
     /** A window entry of one shard, generation 0. */
     private static Entry oneShard()
     {
-        final Entry value = new Entry(new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_WINDOW, 1)]));
+        final Entry value = new Entry(new UnsafeBuffer(new byte[EntryLayout.valueLength(Entry.KIND_WINDOW, 1)]));
         value.publishGenerationVolatile(0);
         return value;
     }
@@ -58,7 +59,7 @@ class ShardedWindowTest
     void shouldAdmitExactlyTheLimitPerWindowAcrossAllShards(final long limit, final int shards)
     {
         final WindowRegime window = new WindowRegime(limit, 1_000, 0, 0, shards);
-        final Entry value = new Entry(new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_WINDOW, shards)]));
+        final Entry value = new Entry(new UnsafeBuffer(new byte[EntryLayout.valueLength(Entry.KIND_WINDOW, shards)]));
         for (final long windowNumber : new long[] {5, 6, 1_000_000, 1_000_000 + (1L << 22)})
         {
             long admitted = 0;

@@ -2,6 +2,7 @@ package dev.floodgate.door;
 
 import dev.floodgate.Floodgate;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryLayout;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -33,7 +34,7 @@ class TokenBucketTest
     /** A full bucket entry of generation 0. */
     private static Entry word(final TokenBucket bucket, final long now)
     {
-        final Entry entry = new Entry(new UnsafeBuffer(new byte[Entry.valueLength(Entry.KIND_BUCKET, 1)]));
+        final Entry entry = new Entry(new UnsafeBuffer(new byte[EntryLayout.valueLength(Entry.KIND_BUCKET, 1)]));
         entry.publishGenerationVolatile(0);
         entry.putBucketTatVolatile(bucket.fullWord(now));
         return entry;

@@ -12,6 +12,6 @@ public final class EntryBytes
     /** Writes the kind byte, as a new entry's insertion in reused memory would. */
     public static void putKind(final AtomicBuffer value, final byte kind)
     {
-        value.putByte(Entry.KIND_OFFSET, kind);
+        value.putByte(EntryLayout.KIND_OFFSET, kind);
     }
 }

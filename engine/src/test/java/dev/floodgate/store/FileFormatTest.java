@@ -33,6 +33,6 @@ class FileFormatTest
         assertEquals(32, FileFormat.SEGMENT_GUARD);
         assertEquals(40, FileFormat.SEGMENT_COUNT);
         assertEquals(128, FileFormat.ENTRY_HEADER_LENGTH);
-        assertEquals(128, Entry.SHARDS_OFFSET);
+        assertEquals(128, EntryLayout.SHARDS_OFFSET);
     }
 }
