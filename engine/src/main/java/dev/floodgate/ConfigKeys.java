@@ -26,6 +26,7 @@ import java.util.function.UnaryOperator;
  * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
  * capacity                           100000    entries the table is sized for
  * file_group_readable                false     create the file 0640 instead of 0600
+ * cluster_... (issue 12)                        see {@link ClusterKeys}
  * </pre>
  *
  * Stateless.
@@ -61,7 +62,7 @@ final class ConfigKeys
     static String[] keys()
     {
         final Action[] actions = Action.values();
-        final String[] keys = new String[6 + 4 * actions.length];
+        final String[] keys = new String[6 + 4 * actions.length + ClusterKeys.keys().length];
         int i = 0;
         keys[i++] = ENABLED;
         for (final Action action : actions)
@@ -81,7 +82,9 @@ final class ConfigKeys
         keys[i++] = CLEANUP_INTERVAL_MS;
         keys[i++] = FILE;
         keys[i++] = CAPACITY;
-        keys[i] = GROUP_READABLE;
+        keys[i++] = GROUP_READABLE;
+        final String[] cluster = ClusterKeys.keys();
+        System.arraycopy(cluster, 0, keys, i, cluster.length);
         return keys;
     }
 

@@ -80,7 +80,20 @@ final class ConfigParser
                 case GROUP_READABLE -> settings.groupReadable = parseBoolean(key, value);
                 case UNREACHABLE_RETRY_AFTER_MS -> settings.unreachableRetryAfterMs = parseLong(key, value,
                     UNREACHABLE_RETRY_EXPECTED);
-                default -> setPerAction(settings, key, key, value);
+                case ClusterKeys.REDIS_URI -> settings.clusterRedisUri = value.trim();
+                case ClusterKeys.RETRY_AFTER_MS -> settings.clusterRetryAfterMs = parseLong(key, value,
+                    ClusterKeys.RETRY_EXPECTED);
+                default ->
+                {
+                    if (ClusterKeys.actionOf(key) != null)
+                    {
+                        setCluster(settings, key, value);
+                    }
+                    else
+                    {
+                        setPerAction(settings, key, key, value);
+                    }
+                }
             }
         }
         return builder;
@@ -101,6 +114,11 @@ final class ConfigParser
         {
             final String key = entry.getKey();
             final String value = entry.getValue() == null ? "" : entry.getValue().trim();
+            if (ClusterKeys.actionOf(key) != null || key.startsWith("cluster_"))
+            {
+                throw new IllegalArgumentException(names.apply(key) + "='" + value + "': the cluster quota's keys " +
+                    "are read at start, not changed by a policy (its bucket lives in Redis)");
+            }
             setPerAction(builder.values, key, names.apply(key), value);
         }
         return builder.build(names);
@@ -133,6 +151,33 @@ final class ConfigParser
         {
             settings.limits[i] = new FloodgateConfig.Limit(settings.limits[i].limit(),
                 parseLong(name, value, WINDOW_EXPECTED));
+        }
+    }
+
+    /** @param key a per-action cluster key: a limit keeps its window, a window its limit. */
+    private static void setCluster(final ConfigValues settings, final String key, final String value)
+    {
+        final Action action = ClusterKeys.actionOf(key);
+        final int i = action.ordinal();
+        final FloodgateConfig.Limit limit = settings.clusterLimits[i];
+        if (key.equals(ClusterKeys.fallbackKey(action)))
+        {
+            settings.clusterFallbackLocal[i] = parseChoice(key, value, "refuse", "local", false);
+        }
+        else if (key.equals(ClusterKeys.leaseKey(action)))
+        {
+            settings.clusterLeases[i] = parseLong(key, value, "a whole number of tokens, 0 for a tenth of the " +
+                "cluster limit");
+        }
+        else if (key.equals(ClusterKeys.limitKey(action)))
+        {
+            settings.clusterLimits[i] = new FloodgateConfig.Limit(parseLong(key, value, ClusterKeys.limitExpected()),
+                limit.windowMs());
+        }
+        else
+        {
+            settings.clusterLimits[i] = new FloodgateConfig.Limit(limit.limit(),
+                parseLong(key, value, ClusterKeys.windowExpected()));
         }
     }
 

@@ -26,12 +26,19 @@ final class ConfigValues
     boolean groupReadable;
     final boolean[] admitWhenUnreachable = new boolean[Action.values().length];
     long unreachableRetryAfterMs = FloodgateConfig.DEFAULT_UNREACHABLE_RETRY_AFTER_MS;
+    String clusterRedisUri = "";
+    final FloodgateConfig.Limit[] clusterLimits = new FloodgateConfig.Limit[Action.values().length];
+    final long[] clusterLeases = new long[Action.values().length];
+    final boolean[] clusterFallbackLocal = new boolean[Action.values().length];
+    long clusterRetryAfterMs = ClusterKeys.DEFAULT_RETRY_AFTER_MS;
 
     ConfigValues()
     {
         for (final Action action : Action.values())
         {
             limits[action.ordinal()] = new FloodgateConfig.Limit(action.defaultLimit(), action.defaultWindowMs());
+            clusterLimits[action.ordinal()] = new FloodgateConfig.Limit(0, action.defaultWindowMs());
+            clusterFallbackLocal[action.ordinal()] = ClusterKeys.defaultFallbackLocal(action);
         }
     }
 
@@ -50,6 +57,11 @@ final class ConfigValues
         copy.groupReadable = groupReadable;
         System.arraycopy(admitWhenUnreachable, 0, copy.admitWhenUnreachable, 0, admitWhenUnreachable.length);
         copy.unreachableRetryAfterMs = unreachableRetryAfterMs;
+        copy.clusterRedisUri = clusterRedisUri;
+        System.arraycopy(clusterLimits, 0, copy.clusterLimits, 0, clusterLimits.length);
+        System.arraycopy(clusterLeases, 0, copy.clusterLeases, 0, clusterLeases.length);
+        System.arraycopy(clusterFallbackLocal, 0, copy.clusterFallbackLocal, 0, clusterFallbackLocal.length);
+        copy.clusterRetryAfterMs = clusterRetryAfterMs;
         return copy;
     }
 
@@ -65,6 +77,14 @@ final class ConfigValues
             ConfigKeys.validateLimit(action, limit.limit(), limit.windowMs(), names);
         }
         ConfigKeys.validateSettings(cleanupIntervalMs, reclaimGraceMs, unreachableRetryAfterMs, capacity);
+        ClusterKeys.validateUri(clusterRedisUri);
+        for (final Action action : Action.values())
+        {
+            final FloodgateConfig.Limit limit = clusterLimits[action.ordinal()];
+            ClusterKeys.validate(action, limit.limit(), limit.windowMs(), clusterLeases[action.ordinal()],
+                limits[action.ordinal()].limit());
+        }
+        ClusterKeys.validateRetryAfter(clusterRetryAfterMs);
     }
 
     @Override
@@ -75,13 +95,17 @@ final class ConfigValues
             Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker) &&
             reclaimGraceMs == that.reclaimGraceMs && groupReadable == that.groupReadable &&
             Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
-            unreachableRetryAfterMs == that.unreachableRetryAfterMs;
+            unreachableRetryAfterMs == that.unreachableRetryAfterMs && clusterRedisUri.equals(that.clusterRedisUri) &&
+            Arrays.equals(clusterLimits, that.clusterLimits) && Arrays.equals(clusterLeases, that.clusterLeases) &&
+            Arrays.equals(clusterFallbackLocal, that.clusterFallbackLocal) &&
+            clusterRetryAfterMs == that.clusterRetryAfterMs;
     }
 
     @Override
     public int hashCode()
     {
-        return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity);
+        return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity, clusterRedisUri,
+            Arrays.hashCode(clusterLimits));
     }
 
     /** @return every setting, {@code file=...} first, as {@link FloodgateConfig#toString()} shows them. */
@@ -99,6 +123,29 @@ final class ConfigValues
             .append(", capacity=").append(capacity).append(", reclaimGraceMs=").append(reclaimGraceMs)
             .append(", groupReadable=").append(groupReadable).append(", unreachableRetryAfterMs=")
             .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=")
-            .append(Arrays.toString(admitWhenUnreachable)).toString();
+            .append(Arrays.toString(admitWhenUnreachable)).append(clusterText()).toString();
+    }
+
+    /** @return the cluster settings, the URI's password hidden; nothing more when no URI is set. */
+    private String clusterText()
+    {
+        if (clusterRedisUri.isEmpty())
+        {
+            return ", cluster=off";
+        }
+        final StringBuilder text = new StringBuilder(", cluster=").append(ClusterKeys.redacted(clusterRedisUri));
+        for (final Action action : Action.values())
+        {
+            final int i = action.ordinal();
+            final FloodgateConfig.Limit limit = clusterLimits[i];
+            if (ClusterKeys.isOn(limit.limit(), limit.windowMs()))
+            {
+                text.append(", ").append(action.configPrefix()).append("Cluster=").append(limit.limit()).append('/')
+                    .append(limit.windowMs()).append("ms lease ")
+                    .append(ClusterKeys.leaseSize(limit.limit(), clusterLeases[i]))
+                    .append(clusterFallbackLocal[i] ? " local" : " refuse");
+            }
+        }
+        return text.append(", clusterRetryAfterMs=").append(clusterRetryAfterMs).toString();
     }
 }

@@ -52,6 +52,12 @@ public final class FloodgateConfig
     public static final String KEY_CAPACITY = ConfigKeys.CAPACITY;
     public static final String KEY_GROUP_READABLE = ConfigKeys.GROUP_READABLE;
     public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
+    /** The Redis the cluster quota is leased from (issue 12); blank: no cluster quota. */
+    public static final String KEY_CLUSTER_REDIS_URI = ClusterKeys.REDIS_URI;
+    /** The retry-after of a check refused for want of a cluster lease. */
+    public static final String KEY_CLUSTER_RETRY_AFTER_MS = ClusterKeys.RETRY_AFTER_MS;
+    /** Default retry-after of a check refused for want of a cluster lease: short, a lease takes at most 50 ms. */
+    public static final long DEFAULT_CLUSTER_RETRY_AFTER_MS = ClusterKeys.DEFAULT_RETRY_AFTER_MS;
 
     private final ConfigValues values; // this configuration's own copy, never changed
 
@@ -155,6 +161,95 @@ public final class FloodgateConfig
     public static String unreachableKey(final Action action)
     {
         return ConfigKeys.unreachableKey(action);
+    }
+
+    /** @param action an action. @return its cluster limit key, e.g. {@code publish_cluster_rate_limit}. */
+    public static String clusterLimitKey(final Action action)
+    {
+        return ClusterKeys.limitKey(action);
+    }
+
+    /** @param action an action. @return its cluster window key, e.g. {@code publish_cluster_rate_window_ms}. */
+    public static String clusterWindowKey(final Action action)
+    {
+        return ClusterKeys.windowKey(action);
+    }
+
+    /** @param action an action. @return its lease size key, e.g. {@code publish_cluster_lease}. */
+    public static String clusterLeaseKey(final Action action)
+    {
+        return ClusterKeys.leaseKey(action);
+    }
+
+    /** @param action an action. @return its fallback key, e.g. {@code publish_cluster_fallback}: refuse or local. */
+    public static String clusterFallbackKey(final Action action)
+    {
+        return ClusterKeys.fallbackKey(action);
+    }
+
+    /** @return the Redis URI the cluster quota is leased from; empty when there is no cluster quota. */
+    public String clusterRedisUri()
+    {
+        return values.clusterRedisUri;
+    }
+
+    /**
+     * @param action an action.
+     * @return its cluster limit as configured, whether or not a URI is set; see {@link #hasClusterQuota}.
+     */
+    public Limit clusterLimit(final Action action)
+    {
+        return values.clusterLimits[action.ordinal()];
+    }
+
+    /**
+     * @param action an action.
+     * @return true when its checks need the cluster's admission too: a Redis URI is set and neither the cluster
+     * limit nor its window is 0.
+     */
+    public boolean hasClusterQuota(final Action action)
+    {
+        final Limit limit = clusterLimit(action);
+        return !values.clusterRedisUri.isEmpty() && ClusterKeys.isOn(limit.limit(), limit.windowMs());
+    }
+
+    /** @return true when some action has a cluster quota, so the cluster classes (and Lettuce) are needed. */
+    public boolean hasClusterQuota()
+    {
+        for (final Action action : Action.values())
+        {
+            if (hasClusterQuota(action))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param action an action with a cluster limit.
+     * @return the tokens a node leases at a time: as configured, or a tenth of the cluster limit (at least 1).
+     */
+    public long clusterLease(final Action action)
+    {
+        return ClusterKeys.leaseSize(clusterLimit(action).limit(), values.clusterLeases[action.ordinal()]);
+    }
+
+    /**
+     * @param action an action.
+     * @return true when a check that cannot get a lease because Redis is unavailable admits on the node's quota
+     * alone ({@code local}); false when it refuses with {@link #clusterRetryAfterMs()} ({@code refuse}, the login
+     * controls' default).
+     */
+    public boolean clusterFallsBackLocal(final Action action)
+    {
+        return values.clusterFallbackLocal[action.ordinal()];
+    }
+
+    /** @return the retry-after, in ms, of a check refused for want of a cluster lease. */
+    public long clusterRetryAfterMs()
+    {
+        return values.clusterRetryAfterMs;
     }
 
     /** @param action an action. @return its rule set by {@link Builder#admitWhenUnreachable}: true to admit. */
@@ -309,6 +404,64 @@ public final class FloodgateConfig
         public Builder unreachableRetryAfterMs(final long retryAfterMs)
         {
             values.unreachableRetryAfterMs = retryAfterMs;
+            return this;
+        }
+
+        /**
+         * @param uri a {@code redis://}, {@code rediss://} or {@code redis-socket://} URI to lease the cluster quota
+         *            from; blank (the default) for no cluster quota.
+         * @return this.
+         */
+        public Builder clusterRedisUri(final String uri)
+        {
+            values.clusterRedisUri = Objects.requireNonNull(uri, "uri").trim();
+            return this;
+        }
+
+        /**
+         * @param action   the action.
+         * @param limit    tokens per window across every node; 0 for no cluster quota.
+         * @param windowMs the cluster window in milliseconds; 0 for no cluster quota.
+         * @return this.
+         */
+        public Builder clusterLimit(final Action action, final long limit, final long windowMs)
+        {
+            values.clusterLimits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
+            return this;
+        }
+
+        /**
+         * @param action the action.
+         * @param tokens the tokens a node leases at a time, at most the cluster limit; 0 (the default) for a tenth
+         *               of it.
+         * @return this.
+         */
+        public Builder clusterLease(final Action action, final long tokens)
+        {
+            values.clusterLeases[Objects.requireNonNull(action, "action").ordinal()] = tokens;
+            return this;
+        }
+
+        /**
+         * @param action the action.
+         * @param local  true to admit on the node's quota alone while Redis is unavailable (the default for
+         *               PUBLISH, SUBSCRIBE and DASHBOARD_API: set the node limit to the cluster limit / expected
+         *               nodes for a safe local rate); false to refuse (the login controls' default).
+         * @return this.
+         */
+        public Builder clusterFallbackLocal(final Action action, final boolean local)
+        {
+            values.clusterFallbackLocal[Objects.requireNonNull(action, "action").ordinal()] = local;
+            return this;
+        }
+
+        /**
+         * @param retryAfterMs as {@link FloodgateConfig#clusterRetryAfterMs()}, 1 to 60000 ms (default 100).
+         * @return this.
+         */
+        public Builder clusterRetryAfterMs(final long retryAfterMs)
+        {
+            values.clusterRetryAfterMs = retryAfterMs;
             return this;
         }
 

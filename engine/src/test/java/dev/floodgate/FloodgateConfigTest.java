@@ -73,6 +73,15 @@ class FloodgateConfigTest
         "capacity|lots|whole number",
         "auth_rate_limit|999983|gcd",
         "dashboard_auth_rate_limit|17179869183|gcd",
+        "cluster_redis_uri|http://localhost:6379|redis://",
+        "cluster_redis_uri|redis://bad host|redis://",
+        "publish_cluster_rate_limit|many|whole number",
+        "auth_cluster_rate_limit|-1|from 0 to",
+        "auth_cluster_rate_window_ms|-1|from 0 to",
+        "auth_cluster_rate_window_ms|604800001|from 0 to 604800000",
+        "auth_cluster_lease|-3|tokens from 0",
+        "auth_cluster_fallback|admit|refuse or local",
+        "cluster_retry_after_ms|0|from 1 to 60000",
     })
     void shouldRefuseAMalformedValueNamingTheKeyAndTheValue(final String key, final String value, final String hint)
     {
@@ -128,5 +137,105 @@ class FloodgateConfigTest
         assertFalse(base.equals(FloodgateConfig.builder().unreachableRetryAfterMs(10).build()));
         assertFalse(base.equals(FloodgateConfig.builder().admitWhenUnreachable(Action.PUBLISH, true).build()));
         assertTrue(FloodgateConfig.builder().reclaimGraceMs(5_000).build().toString().contains("reclaimGraceMs=5000"));
+    }
+
+    @Test
+    void shouldHaveNoClusterQuotaUnlessAUriAndALimitAreSet()
+    {
+        final FloodgateConfig none = FloodgateConfig.fromSources(Map.of(), new Properties());
+        assertEquals("", none.clusterRedisUri());
+        assertFalse(none.hasClusterQuota());
+        assertEquals(new FloodgateConfig.Limit(0, 60_000), none.clusterLimit(Action.AUTH));
+        assertFalse(none.clusterFallsBackLocal(Action.AUTH), "a login control refuses without Redis");
+        assertFalse(none.clusterFallsBackLocal(Action.DASHBOARD_AUTH));
+        assertTrue(none.clusterFallsBackLocal(Action.PUBLISH));
+        assertEquals(FloodgateConfig.DEFAULT_CLUSTER_RETRY_AFTER_MS, none.clusterRetryAfterMs());
+        assertFalse(FloodgateConfig.builder().clusterLimit(Action.AUTH, 100, 60_000).build().hasClusterQuota(),
+            "a limit without a URI is no cluster quota");
+        assertFalse(FloodgateConfig.builder().clusterRedisUri("redis://h").clusterLimit(Action.AUTH, 100, 0).build()
+            .hasClusterQuota(Action.AUTH), "a window of 0 is no cluster quota");
+    }
+
+    @Test
+    void shouldReadTheClusterKeysFromTheEnvironmentAsTheBuilderSetsThem()
+    {
+        final Properties properties = new Properties();
+        properties.setProperty("floodgate.publish_cluster_fallback", "REFUSE");
+        final FloodgateConfig read = FloodgateConfig.fromSources(Map.of(
+            "FLOODGATE_CLUSTER_REDIS_URI", " redis://:secret@10.0.0.1:6379/2 ",
+            "FLOODGATE_AUTH_CLUSTER_RATE_LIMIT", "1000",
+            "FLOODGATE_AUTH_CLUSTER_RATE_WINDOW_MS", "60000",
+            "FLOODGATE_AUTH_CLUSTER_FALLBACK", "local",
+            "FLOODGATE_PUBLISH_RATE_LIMIT", "500",
+            "FLOODGATE_PUBLISH_CLUSTER_RATE_LIMIT", "5000",
+            "FLOODGATE_PUBLISH_CLUSTER_LEASE", "50",
+            "FLOODGATE_CLUSTER_RETRY_AFTER_MS", "250"), properties);
+        final FloodgateConfig built = FloodgateConfig.builder().clusterRedisUri("redis://:secret@10.0.0.1:6379/2")
+            .clusterLimit(Action.AUTH, 1000, 60_000).clusterFallbackLocal(Action.AUTH, true)
+            .limit(Action.PUBLISH, 500, 1000).clusterLimit(Action.PUBLISH, 5000, 1000).clusterLease(Action.PUBLISH, 50)
+            .clusterFallbackLocal(Action.PUBLISH, false).clusterRetryAfterMs(250).build();
+        assertEquals(built, read);
+        assertEquals(built.hashCode(), read.hashCode());
+        assertTrue(read.hasClusterQuota(Action.AUTH));
+        assertTrue(read.hasClusterQuota(Action.PUBLISH));
+        assertFalse(read.hasClusterQuota(Action.SUBSCRIBE));
+        assertEquals(100, read.clusterLease(Action.AUTH), "a tenth of the cluster limit by default");
+        assertEquals(50, read.clusterLease(Action.PUBLISH));
+        assertTrue(read.clusterFallsBackLocal(Action.AUTH));
+        assertFalse(read.clusterFallsBackLocal(Action.PUBLISH));
+        assertEquals(250, read.clusterRetryAfterMs());
+        assertEquals(1, FloodgateConfig.builder().clusterRedisUri("redis://h").clusterLimit(Action.AUTH, 7, 1000)
+            .build().clusterLease(Action.AUTH), "a lease is at least one token");
+        final String text = read.toString();
+        assertTrue(text.contains("authCluster=1000/60000ms lease 100 local"), text);
+        assertFalse(text.contains("secret"), "the URI's password is never shown: " + text);
+        for (final String key : new String[] {"cluster_redis_uri", "auth_cluster_rate_limit",
+            "subscribe_cluster_rate_window_ms", "publish_cluster_lease", "dashboard_api_cluster_fallback",
+            "cluster_retry_after_ms"})
+        {
+            assertTrue(java.util.List.of(FloodgateConfig.keys()).contains(key), key);
+        }
+    }
+
+    @Test
+    void shouldRefuseAClusterQuotaTheScriptCannotCountOrTheNodeCannotSpend()
+    {
+        final IllegalArgumentException product = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().clusterLimit(Action.AUTH, 1L << 34, 604_800_000).build());
+        assertTrue(product.getMessage().startsWith("auth_cluster_rate_limit=17179869184 with " +
+            "auth_cluster_rate_window_ms=604800000"), product.getMessage());
+        assertTrue(product.getMessage().contains("2^53"), product.getMessage());
+        final IllegalArgumentException lease = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().clusterLimit(Action.AUTH, 100, 1000).clusterLease(Action.AUTH, 101)
+                .build());
+        assertTrue(lease.getMessage().startsWith("auth_cluster_lease=101: expected"), lease.getMessage());
+        assertTrue(lease.getMessage().contains("cluster limit 100"), lease.getMessage());
+        final IllegalArgumentException nodeOff = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().clusterLimit(Action.PUBLISH, 100, 1000).build());
+        assertTrue(nodeOff.getMessage().startsWith("publish_cluster_rate_limit=100: expected 0 while " +
+            "publish_rate_limit is 0"), nodeOff.getMessage());
+        final IllegalArgumentException password = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().clusterRedisUri("http://:hunter2@h").build());
+        assertFalse(password.getMessage().contains("hunter2"), password.getMessage());
+    }
+
+    @Test
+    void shouldKeepTheClusterKeysOutOfPolicies()
+    {
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().build().withPolicyKeys(Map.of("auth_cluster_rate_limit", "5")));
+        assertTrue(error.getMessage().startsWith("auth_cluster_rate_limit='5'"), error.getMessage());
+        assertTrue(error.getMessage().contains("read at start"), error.getMessage());
+    }
+
+    @Test
+    void shouldTellConfigurationsApartByEveryClusterSetting()
+    {
+        final FloodgateConfig base = FloodgateConfig.builder().build();
+        assertFalse(base.equals(FloodgateConfig.builder().clusterRedisUri("redis://h").build()));
+        assertFalse(base.equals(FloodgateConfig.builder().clusterLimit(Action.AUTH, 5, 1000).build()));
+        assertFalse(base.equals(FloodgateConfig.builder().clusterLease(Action.AUTH, 5).build()));
+        assertFalse(base.equals(FloodgateConfig.builder().clusterFallbackLocal(Action.AUTH, true).build()));
+        assertFalse(base.equals(FloodgateConfig.builder().clusterRetryAfterMs(7).build()));
     }
 }

@@ -45,9 +45,12 @@ class ArchitectureTest
     /** The API's value types and exceptions: all the internal packages may know of the API. */
     static final Set<String> API_VALUES = Set.of("Action", "BlockedEntry", "Charge", "FloodgateFileException", "Probe",
         "Stats", "SystemTicker", "TableBusyException", "Ticker");
-    /** The configuration and the policy made from it: they validate with the doors' arithmetic. */
-    static final Set<String> API_CONFIG = Set.of("ConfigKeys", "ConfigParser", "ConfigValues", "FloodgateConfig",
-        "FloodgatePolicy");
+    /**
+     * The configuration and the policy made from it: they validate with the doors' arithmetic (and the cluster
+     * keys with the cluster's, {@code ClusterLimit.fits}).
+     */
+    static final Set<String> API_CONFIG = Set.of("ClusterKeys", "ConfigKeys", "ConfigParser", "ConfigValues",
+        "FloodgateConfig", "FloodgatePolicy");
 
     @ArchTest
     static final ArchRule publicSignaturesNameNoInternalType = members()

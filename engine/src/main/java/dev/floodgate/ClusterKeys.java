@@ -1,0 +1,206 @@
+package dev.floodgate;
+
+import dev.floodgate.cluster.ClusterLimit;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+
+/**
+ * The cluster quota's configuration keys (issue 12) as an operator writes them, and what each value must be.
+ * Kept apart from {@link ConfigKeys} because they are read once at start and are not policy keys: a published
+ * policy changes the node's doors, never the cluster's quota, which lives in Redis.
+ *
+ * <pre>
+ * key                              default         meaning
+ * cluster_redis_uri                (blank)         redis://, rediss:// or redis-socket:// URI; blank: none at all
+ * &lt;action&gt;_cluster_rate_limit      0               tokens per window across the cluster; 0: none for the action
+ * &lt;action&gt;_cluster_rate_window_ms  action's window the cluster window; 0: none for the action
+ * &lt;action&gt;_cluster_lease           0               tokens a node leases at a time; 0: max(1, limit / 10)
+ * &lt;action&gt;_cluster_fallback        refuse / local  Redis unavailable: refuse (AUTH, DASHBOARD_AUTH) or local
+ * cluster_retry_after_ms           100             retry-after of a check refused for want of a lease
+ * </pre>
+ *
+ * Stateless.
+ */
+final class ClusterKeys
+{
+    static final String REDIS_URI = "cluster_redis_uri";
+    static final String RETRY_AFTER_MS = "cluster_retry_after_ms";
+
+    static final long DEFAULT_RETRY_AFTER_MS = 100L;
+    /** A default lease is a tenth of the cluster limit: ten round trips a window at most per busy node. */
+    static final long DEFAULT_LEASE_DIVISOR = 10L;
+
+    static final String URI_EXPECTED = "a redis://, rediss:// or redis-socket:// URI, or blank for no cluster quota";
+    static final String RETRY_EXPECTED = "a whole number of milliseconds from 1 to " +
+        ConfigKeys.MAX_UNREACHABLE_RETRY_AFTER_MS;
+    static final String FALLBACK_EXPECTED = "refuse or local";
+
+    private ClusterKeys()
+    {
+    }
+
+    /** @return the cluster keys, in documentation order. */
+    static String[] keys()
+    {
+        final Action[] actions = Action.values();
+        final String[] keys = new String[2 + 4 * actions.length];
+        int i = 0;
+        keys[i++] = REDIS_URI;
+        for (final Action action : actions)
+        {
+            keys[i++] = limitKey(action);
+            keys[i++] = windowKey(action);
+        }
+        for (final Action action : actions)
+        {
+            keys[i++] = leaseKey(action);
+        }
+        for (final Action action : actions)
+        {
+            keys[i++] = fallbackKey(action);
+        }
+        keys[i] = RETRY_AFTER_MS;
+        return keys;
+    }
+
+    static String limitKey(final Action action)
+    {
+        return action.configPrefix() + "_cluster_rate_limit";
+    }
+
+    static String windowKey(final Action action)
+    {
+        return action.configPrefix() + "_cluster_rate_window_ms";
+    }
+
+    static String leaseKey(final Action action)
+    {
+        return action.configPrefix() + "_cluster_lease";
+    }
+
+    static String fallbackKey(final Action action)
+    {
+        return action.configPrefix() + "_cluster_fallback";
+    }
+
+    /** @return the action whose per-action cluster key {@code key} is, or null when it is none. */
+    static Action actionOf(final String key)
+    {
+        for (final Action action : Action.values())
+        {
+            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(leaseKey(action)) ||
+                key.equals(fallbackKey(action)))
+            {
+                return action;
+            }
+        }
+        return null;
+    }
+
+    /** @return true (local) when Redis unavailable should admit on the node quota alone: not for login controls. */
+    static boolean defaultFallbackLocal(final Action action)
+    {
+        return !action.isSecurityControl();
+    }
+
+    /** @return whether {@code limit} per {@code windowMs} switches the action's cluster quota on. */
+    static boolean isOn(final long limit, final long windowMs)
+    {
+        return limit != 0 && windowMs != 0;
+    }
+
+    /** @return the tokens one lease asks for: the configured size, or a tenth of the limit when it is 0. */
+    static long leaseSize(final long limit, final long configuredLease)
+    {
+        return configuredLease != 0 ? configuredLease : Math.max(1, limit / DEFAULT_LEASE_DIVISOR);
+    }
+
+    static String limitExpected()
+    {
+        return "a whole number from 0 to " + ConfigKeys.MAX_LIMIT + " (0: no cluster quota) whose product with " +
+            "the cluster window is at most 2^53";
+    }
+
+    static String windowExpected()
+    {
+        return "a whole number of milliseconds from 0 to " + ConfigKeys.MAX_WINDOW_MS + " (0: no cluster quota)";
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the key, the value and what was expected: a scheme Lettuce does not
+     * speak or a URI that does not parse. Checked without Lettuce, which need not be on the class path.
+     */
+    static void validateUri(final String uri)
+    {
+        if (uri.isEmpty())
+        {
+            return;
+        }
+        final String scheme;
+        try
+        {
+            scheme = new URI(uri).getScheme();
+        }
+        catch (final URISyntaxException ex)
+        {
+            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED, ex);
+        }
+        final String lower = scheme == null ? "" : scheme.toLowerCase(Locale.ROOT);
+        if (!lower.equals("redis") && !lower.equals("rediss") && !lower.equals("redis-socket"))
+        {
+            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED);
+        }
+    }
+
+    /**
+     * @param nodeLimit the action's node limit: a cluster quota is spent through the node's entry, so the node's
+     *                  quota must be on.
+     * @throws IllegalArgumentException naming the key, the value and what was expected.
+     */
+    static void validate(final Action action, final long limit, final long windowMs, final long lease,
+        final long nodeLimit)
+    {
+        check(limit >= 0 && limit <= ConfigKeys.MAX_LIMIT, limitKey(action), limit, limitExpected());
+        check(windowMs >= 0 && windowMs <= ConfigKeys.MAX_WINDOW_MS, windowKey(action), windowMs, windowExpected());
+        check(lease >= 0 && lease <= ConfigKeys.MAX_LIMIT, leaseKey(action), lease, "a whole number of tokens " +
+            "from 0 (a tenth of the cluster limit) to " + ConfigKeys.MAX_LIMIT);
+        if (!isOn(limit, windowMs))
+        {
+            return;
+        }
+        if (!ClusterLimit.fits(limit, windowMs))
+        {
+            throw new IllegalArgumentException(limitKey(action) + "=" + limit + " with " + windowKey(action) + "=" +
+                windowMs + ": expected limit * window_ms at most 2^53 (" + ClusterLimit.MAX_CREDITS + "), the " +
+                "largest whole number Redis's Lua counts exactly");
+        }
+        check(lease >= 0 && lease <= limit, leaseKey(action), lease, "a whole number of tokens from 0 (a tenth of " +
+            "the cluster limit) to the cluster limit " + limit);
+        check(nodeLimit != 0, limitKey(action), limit, "0 while " + ConfigKeys.limitKey(action) + " is 0 (a " +
+            "cluster quota is spent through the node's quota, which must be on)");
+    }
+
+    static void validateRetryAfter(final long retryAfterMs)
+    {
+        check(retryAfterMs >= 1 && retryAfterMs <= ConfigKeys.MAX_UNREACHABLE_RETRY_AFTER_MS, RETRY_AFTER_MS,
+            retryAfterMs, RETRY_EXPECTED);
+    }
+
+    /** @return {@code uri} without its password, for errors and {@code toString}. */
+    static String redacted(final String uri)
+    {
+        final int at = uri.indexOf('@');
+        final int scheme = uri.indexOf("://");
+        return at < 0 || scheme < 0 || at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+    }
+
+    private static void check(final boolean ok, final String key, final long value, final String expected)
+    {
+        if (!ok)
+        {
+            throw new IllegalArgumentException(key + "=" + value + ": expected " + expected);
+        }
+    }
+}
