@@ -32,7 +32,8 @@ final class SlotResolver
     }
 
     /**
-     * @param rule  the action's rule: the units of a bucket inserted or converted; null for a blocked counter.
+     * @param rule  the action's rule: the units of a bucket inserted or converted; null for a blocked counter or a
+     *              lease.
      * @param index the key's set in the cache.
      * @return the resolved slot, now cached; or null when the table could not give it in time (counted).
      * @throws IllegalArgumentException if the identifier is empty.
@@ -54,9 +55,10 @@ final class SlotResolver
         final Resolved resolved;
         try
         {
-            resolved = table.resolve(kind, action, id, limit, windowMs, version,
-                bucket ? rule.bucket.fullWord(now) : 0, now, bucket ? (value, header) -> upgrade(value, header, rule) :
-                null);
+            final long initialState = bucket ? rule.bucket.fullWord(now) :
+                kind == Entry.KIND_LEASE ? LeaseBalance.firstSequence(System.currentTimeMillis()) : 0;
+            resolved = table.resolve(kind, action, id, limit, windowMs, version, initialState, now,
+                bucket ? (value, header) -> upgrade(value, header, rule) : null);
         }
         catch (final TableFullException ex)
         {

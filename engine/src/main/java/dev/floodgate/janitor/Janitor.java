@@ -35,7 +35,8 @@ import java.util.List;
  *
  * <p>Idle means: a bucket that has refilled completely, judged in the units stored in the entry; a window
  * entry none of whose shards holds the window the file's policy has in force, or a newer one; a {@code DASHBOARD_API} blocked count
- * whose bucket and window are gone; any other blocked count untouched for {@link #BLOCKED_IDLE_NANOS}.
+ * whose bucket and window are gone; any other blocked count untouched for {@link #BLOCKED_IDLE_NANOS}; a cluster
+ * lease with no refill in flight and none for as long.
  * Any number of janitors, in any processes, may run at once: every decision is re-checked under the lock.
  */
 public final class Janitor
@@ -215,6 +216,9 @@ public final class Janitor
             }
             case Entry.KIND_BLOCKED:
                 return now - value.touchedVolatile() >= BLOCKED_IDLE_NANOS;
+            case Entry.KIND_LEASE:
+                // touched at each refill: a day without one drops the balance, under-admitting by at most it
+                return value.leaseRefillVolatile() == 0 && now - value.touchedVolatile() >= BLOCKED_IDLE_NANOS;
             default:
                 return false;
         }

@@ -9,7 +9,7 @@ import static dev.floodgate.store.EntryLayout.*;
 
 /**
  * The one owner of an entry's memory: a flyweight over the value of one quota entry (a bucket, a sharded
- * window or a blocked counter), in the file or a copy, laid out as {@link EntryLayout} draws it. Nothing
+ * window, a blocked counter or a cluster lease), in the file or a copy, laid out as {@link EntryLayout} draws it. Nothing
  * outside this class and its layout knows an offset; every access names its memory order ({@code Volatile},
  * {@code Acquire}, {@code Release}, plain) and what it may race with.
  *
@@ -35,6 +35,8 @@ public final class Entry
     public static final byte KIND_BUCKET = 1;
     public static final byte KIND_WINDOW = 2;
     public static final byte KIND_BLOCKED = 3;
+    /** The node's balance of tokens leased from a cluster bucket, and who refills it (issue 12). */
+    public static final byte KIND_LEASE = 4;
 
     /** A bucket's TAT word while a conversion rewrites its units: no check moves it (see {@code BucketConversion}). */
     public static final long FROZEN_TAT = Long.MIN_VALUE;
@@ -222,10 +224,11 @@ public final class Entry
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** @return the number of shard lines the value holds (0 for a bucket). */
+    /** @return the number of shard lines the value holds (0 for a bucket and a lease). */
     public int shards()
     {
-        return kind() == KIND_BUCKET ? 0 : (value.capacity() - SHARDS_OFFSET) / SHARD_STRIDE;
+        final byte kind = kind();
+        return kind == KIND_BUCKET || kind == KIND_LEASE ? 0 : (value.capacity() - SHARDS_OFFSET) / SHARD_STRIDE;
     }
 
     // ---- the bucket's TAT word ----
@@ -279,6 +282,53 @@ public final class Entry
     public void putConversionUnits(final long units)
     {
         value.putLong(CONVERSION_UNITS_OFFSET, units);
+    }
+
+    // ---- a lease's words: its balance, its next sequence number, its refill in flight ----
+
+    /** @return the tokens leased and not yet spent, volatile. */
+    public long leaseBalanceVolatile()
+    {
+        return value.getLongVolatile(STATE_OFFSET);
+    }
+
+    /**
+     * @return true when the balance was {@code expected} and is now {@code next}. A lock-free caller must have
+     * loaded {@code expected}, then passed {@link #isCurrentAcquire}: see the class comment.
+     */
+    public boolean casLeaseBalance(final long expected, final long next)
+    {
+        return value.compareAndSetLong(STATE_OFFSET, expected, next);
+    }
+
+    /** @return the sequence number the node's next lease request for this bucket uses, volatile. */
+    public long leaseSequenceVolatile()
+    {
+        return value.getLongVolatile(LEASE_SEQUENCE_OFFSET);
+    }
+
+    /**
+     * @return true when the sequence number was {@code expected} and is now {@code next}. A lock-free caller must
+     * have loaded {@code expected}, then passed {@link #isCurrentAcquire}.
+     */
+    public boolean casLeaseSequence(final long expected, final long next)
+    {
+        return value.compareAndSetLong(LEASE_SEQUENCE_OFFSET, expected, next);
+    }
+
+    /** @return the refill-in-flight word, {@code since ms << 24 | pid}, 0 when none; volatile. */
+    public long leaseRefillVolatile()
+    {
+        return value.getLongVolatile(LEASE_REFILL_OFFSET);
+    }
+
+    /**
+     * @return true when the refill word was {@code expected} and is now {@code next}. A lock-free caller must have
+     * loaded {@code expected}, then passed {@link #isCurrentAcquire}.
+     */
+    public boolean casLeaseRefill(final long expected, final long next)
+    {
+        return value.compareAndSetLong(LEASE_REFILL_OFFSET, expected, next);
     }
 
     // ---- shard words: a window's (window number | used), a blocked counter's refusals ----
@@ -403,6 +453,13 @@ public final class Entry
         if (kind() == KIND_BUCKET)
         {
             return value.getLongVolatile(STATE_OFFSET);
+        }
+        if (kind() == KIND_LEASE)
+        {
+            // writes that cancel exactly (a spend and a grant) can hide a late write: the janitor then drops a
+            // balance, which under-admits by at most that balance and never over-admits
+            return value.getLongVolatile(STATE_OFFSET) + value.getLongVolatile(LEASE_SEQUENCE_OFFSET) +
+                value.getLongVolatile(LEASE_REFILL_OFFSET);
         }
         final boolean window = kind() == KIND_WINDOW;
         long sum = 0;

@@ -26,7 +26,7 @@ import java.nio.charset.StandardCharsets;
  *  |                 Created, monotonic ns (64)                    | 32
  *  |                 Touched, monotonic ns (64): last refusal      | 40
  *  |                 State sum when tombstoned (64)                | 48   or a conversion's frozen TAT
- *  |                 State (64): bucket TAT                        | 56
+ *  |                 State (64): bucket TAT, or lease balance      | 56
  *  +---------------------------------------------------------------+
  *  |                 Tombstoned at, monotonic ns (64)              | 64   line 1: tools; or a conversion's units
  *  +-------------------------------+-------------------------------+
@@ -42,7 +42,19 @@ import java.nio.charset.StandardCharsets;
  *  +---------------------------------------------------------------+
  *  |                 ... one line per shard, windows and blocked counters
  *  +---------------------------------------------------------------+
+ *
+ *  A lease (KIND_LEASE: the node's share of a cluster bucket) has one line after the header instead of shards:
+ *  +---------------------------------------------------------------+
+ *  |                 Next sequence number (64): only grows         | 128  line 2: the refill's
+ *  +---------------------------------------+-----------------------+
+ *  |  Refill since, monotonic ms (40)      |  Refiller's pid (24)  | 136  0: no refill in flight
+ *  +---------------------------------------+-----------------------+
+ *  |                 48 bytes padding                              | 144
+ *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * The lease's balance sits where a bucket's TAT does (line 0, read with the generation by every check); its
+ * refill words have their own line, so a fetch starting or ending does not bounce the line each spend writes.
  */
 public final class EntryLayout
 {
@@ -79,6 +91,12 @@ public final class EntryLayout
     static final int SHARD_STRIDE = LINE;
     /** Within a shard's line, after its word: the newest window number the word may hold (windows only). */
     static final int SHARD_NEWEST_OFFSET = WORD;
+    /** A lease's next sequence number for its cluster bucket. */
+    static final int LEASE_SEQUENCE_OFFSET = HEADER_LENGTH;
+    /** A lease's refill-in-flight word: {@code since ms << 24 | pid}, 0 when none. */
+    static final int LEASE_REFILL_OFFSET = LEASE_SEQUENCE_OFFSET + WORD;
+    /** A lease's whole value: the header and its refill line. */
+    static final int LEASE_LENGTH = HEADER_LENGTH + LINE;
 
     static
     {
@@ -99,7 +117,8 @@ public final class EntryLayout
      */
     public static int valueLength(final byte kind, final int shards)
     {
-        return kind == Entry.KIND_BUCKET ? HEADER_LENGTH : SHARDS_OFFSET + shards * SHARD_STRIDE;
+        return kind == Entry.KIND_BUCKET ? HEADER_LENGTH : kind == Entry.KIND_LEASE ? LEASE_LENGTH :
+            SHARDS_OFFSET + shards * SHARD_STRIDE;
     }
 
     // ---- a new entry ----
@@ -131,7 +150,8 @@ public final class EntryLayout
         buffer.putLong(WINDOW_MS_OFFSET, windowMs);
         buffer.putLong(CREATED_OFFSET, nowNanos);
         buffer.putLong(TOUCHED_OFFSET, nowNanos);
-        buffer.putLong(STATE_OFFSET, initialState);
+        // a bucket starts full (its TAT); a lease starts empty, at a sequence number no earlier entry used
+        buffer.putLong(kind == Entry.KIND_LEASE ? LEASE_SEQUENCE_OFFSET : STATE_OFFSET, initialState);
         final byte[] label = label(identifier);
         buffer.putInt(IDENTIFIER_LENGTH_OFFSET, identifier.length());
         buffer.putInt(LABEL_LENGTH_OFFSET, label.length);

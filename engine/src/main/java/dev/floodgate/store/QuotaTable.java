@@ -200,7 +200,7 @@ public final class QuotaTable implements AutoCloseable
      * @param windowMs     the window a new entry records.
      * @param version      the policy version a new entry's units belong to; a bucket found in older units goes
      *                     through the lock and {@code upgrade}.
-     * @param initialState the state word of a new entry.
+     * @param initialState the state word of a new entry: a bucket's TAT, a lease's first sequence number.
      * @param nowNanos     the monotonic time.
      * @param upgrade      run on an existing entry under the update lock (may convert its units); or null.
      * @return the located entry.

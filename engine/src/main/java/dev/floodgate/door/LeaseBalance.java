@@ -1,0 +1,187 @@
+package dev.floodgate.door;
+
+import dev.floodgate.store.Entry;
+
+/**
+ * The node's side of a cluster quota (issue 12): the tokens leased from the cluster's bucket and not yet spent,
+ * held in a lease entry of the shared table so every JVM of the node spends the same balance, and the words that
+ * let one JVM at a time refill it. Every write loads its word, then passes the entry's generation test, then
+ * compares-and-sets, as {@link Entry}'s protocol requires: a write never lands on a reclaimed entry.
+ *
+ * <p><b>Spending</b> is all or nothing: {@link #spend} takes {@code cost} tokens or none. A spend given back
+ * ({@link #giveBack}) returns its tokens, so a check whose other quota refused leaves the balance as it found it.
+ *
+ * <p><b>Refilling.</b> The JVM that wins the refill word ({@link #claimRefill}) asks Redis for a lease with the
+ * entry's sequence number, then {@link #commitGrant commits} the answer: the sequence moves on by one and the
+ * grant is added, in that order. The server applies a (bucket, node, sequence) once and replays its answer to a
+ * retry, so a fetcher that took over from one killed or stalled mid-fetch sends the same number and gets the same
+ * grant; only the first commit of a number adds it. A JVM killed between the two steps loses that grant: the
+ * node then admits less than the cluster leased it, never more. The refill word holds {@code since ms << 24 |
+ * pid}: a word older than the takeover timeout belongs to a fetcher presumed dead.
+ *
+ * <p>Stateless; thread-safe across the node's threads and processes.
+ */
+final class LeaseBalance
+{
+    /** {@link #spend}: the tokens were taken. */
+    static final int SPENT = 0;
+    /** {@link #spend}: the balance holds fewer than the cost; nothing taken. */
+    static final int SHORT = 1;
+    /** {@link #spend}: the entry changed under the check (reclaimed); nothing taken, resolve it again. */
+    static final int GONE = 2;
+
+    private static final int PID_BITS = 24;
+    private static final long PID_MASK = (1L << PID_BITS) - 1;
+    private static final long MS_MASK = (1L << 40) - 1;
+    /** Sequence numbers a millisecond of wall clock is worth: a lease entry made again starts past its old ones. */
+    private static final long SEQUENCES_PER_MS = 1_000L;
+
+    private LeaseBalance()
+    {
+    }
+
+    /**
+     * @param entry      a lease entry.
+     * @param generation the generation it was resolved at.
+     * @param cost       tokens, at least 1.
+     * @return {@link #SPENT}, {@link #SHORT} or {@link #GONE}.
+     */
+    static int spend(final Entry entry, final long generation, final long cost)
+    {
+        while (true)
+        {
+            final long balance = entry.leaseBalanceVolatile();
+            if (!entry.isCurrentAcquire(generation))
+            {
+                return GONE;
+            }
+            if (balance < cost)
+            {
+                return SHORT;
+            }
+            if (entry.casLeaseBalance(balance, balance - cost))
+            {
+                return SPENT;
+            }
+        }
+    }
+
+    /**
+     * Returns the tokens of a spend (or adds a grant).
+     *
+     * @return false when the entry changed first (nothing written: the tokens are lost, which under-admits).
+     */
+    static boolean giveBack(final Entry entry, final long generation, final long tokens)
+    {
+        while (true)
+        {
+            final long balance = entry.leaseBalanceVolatile();
+            if (!entry.isCurrentAcquire(generation))
+            {
+                return false;
+            }
+            if (entry.casLeaseBalance(balance, balance + tokens))
+            {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Takes the refill word, when no fetch is in flight or the one in flight started at least
+     * {@code takeoverNanos} ago.
+     *
+     * @param nowNanos monotonic ns, the same clock every JVM of the host reads.
+     * @param pid      this process's id (its low 24 bits are kept, to tell who fetches).
+     * @return the claim, to {@link #releaseRefill} after the commit; 0 when another fetch holds the word, or the
+     * entry changed.
+     */
+    static long claimRefill(final Entry entry, final long generation, final long nowNanos, final long takeoverNanos,
+        final long pid)
+    {
+        final long word = entry.leaseRefillVolatile();
+        if (!entry.isCurrentAcquire(generation))
+        {
+            return 0;
+        }
+        final long nowMs = nowNanos / 1_000_000L;
+        if (word != 0 && (nowMs - sinceMs(word) & MS_MASK) < takeoverNanos / 1_000_000L)
+        {
+            return 0;
+        }
+        final long claim = (nowMs & MS_MASK) << PID_BITS | (pid & PID_MASK);
+        final long nonZero = claim == 0 ? 1 : claim;
+        return nonZero != word && entry.casLeaseRefill(word, nonZero) ? nonZero : 0;
+    }
+
+    /** Clears the refill word if it still holds {@code claim}: a fetcher taken over from clears nothing. */
+    static void releaseRefill(final Entry entry, final long generation, final long claim)
+    {
+        final long word = entry.leaseRefillVolatile();
+        if (word == claim && entry.isCurrentAcquire(generation))
+        {
+            entry.casLeaseRefill(claim, 0);
+        }
+    }
+
+    /** @return the sequence number a refill sends now. */
+    static long sequence(final Entry entry)
+    {
+        return entry.leaseSequenceVolatile();
+    }
+
+    /**
+     * Commits the answer to the lease request {@code sequence}: moves the sequence on, then adds the grant and
+     * touches the entry (the janitor's idle clock).
+     *
+     * @return true when this call committed it; false when another fetcher committed that sequence first (its
+     * grant, the same one replayed, is already in) or the entry changed.
+     */
+    static boolean commitGrant(final Entry entry, final long generation, final long sequence, final long tokens,
+        final long nowNanos)
+    {
+        if (!advance(entry, generation, sequence, sequence + 1))
+        {
+            return false;
+        }
+        if (tokens > 0)
+        {
+            giveBack(entry, generation, tokens);
+        }
+        entry.touchIfCurrent(generation, entry.touchedVolatile(), nowNanos);
+        return true;
+    }
+
+    /**
+     * After a {@code STALE} answer (the server saw a later sequence of this node for the bucket, as after the
+     * entry was reclaimed and made again): moves the sequence past both, to the wall clock's floor.
+     */
+    static void skipStale(final Entry entry, final long generation, final long sequence, final long wallMs)
+    {
+        advance(entry, generation, sequence, Math.max(sequence + 1, firstSequence(wallMs)));
+    }
+
+    /** @return a new lease entry's first sequence number: past any an earlier entry of the bucket has used. */
+    static long firstSequence(final long wallMs)
+    {
+        return wallMs * SEQUENCES_PER_MS;
+    }
+
+    /** @return the monotonic ms the refill word's fetch started at. */
+    static long sinceMs(final long word)
+    {
+        return word >>> PID_BITS;
+    }
+
+    /** @return the low 24 bits of the refill word's fetcher's pid. */
+    static long pidOf(final long word)
+    {
+        return word & PID_MASK;
+    }
+
+    private static boolean advance(final Entry entry, final long generation, final long expected, final long next)
+    {
+        final long current = entry.leaseSequenceVolatile();
+        return current == expected && entry.isCurrentAcquire(generation) && entry.casLeaseSequence(expected, next);
+    }
+}
