@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.door.CheckCounters;
+import dev.floodgate.door.ClusterGate;
 import dev.floodgate.door.Doors;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.PolicyRegion;
@@ -39,10 +40,13 @@ final class Attachment
     private final CounterRegion counterRegion;
     private final BackgroundAgent agent;
     private final CheckCounters counters;
+    private final ClusterGate cluster; // null without a cluster quota
 
     private Attachment(final Object owner, final FloodgateConfig config, final QuotaTable table)
     {
         this.table = table;
+        // first: a missing client fails the attachment before any thread is started
+        this.cluster = config.hasClusterQuota() ? ClusterWiring.gate(owner, config, table.header()) : null;
         this.counterRegion = new CounterRegion(table.header());
         this.counters = new CheckCounters(Action.values().length);
         this.agent = new BackgroundAgent(owner, config, table, counters, counterRegion);
@@ -53,7 +57,7 @@ final class Attachment
                 config.unreachableRetryAfterMs();
         }
         this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
-            agent::requestEmergencyCleanup, unreachable);
+            agent::requestEmergencyCleanup, unreachable, cluster);
         agent.startJanitor(doors::policy);
         UNMAPPER.register(owner, table::close); // the action holds the table, never the owner
     }
@@ -150,6 +154,10 @@ final class Attachment
     void detach()
     {
         agent.close();
+        if (cluster != null)
+        {
+            cluster.close(); // leases in flight end unavailable and write nothing once the owner is gone
+        }
         table.detach();
     }
 }

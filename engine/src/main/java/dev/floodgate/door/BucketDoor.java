@@ -27,6 +27,8 @@ final class BucketDoor
     static final int KIND = Entry.KIND_BUCKET << 8;
     /** Returned by {@link #claim} when the entry could not be had: the unreachable rule answers. */
     static final long UNREACHABLE = -1;
+    /** A clustered check's admitted slot, per thread: the warm path allocates nothing. */
+    private static final ThreadLocal<QuotaSlot[]> CLAIMED = ThreadLocal.withInitial(() -> new QuotaSlot[1]);
     /** Claims of one check when a conversion swaps the word under it, before it degrades. */
     private static final int CLAIMS = 3;
 
@@ -57,10 +59,22 @@ final class BucketDoor
             return doors.never(identifier, hash, action, rule);
         }
         final long now = doors.clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
-        final long result = claim(doors, identifier, hash, action, rule, cost, null, 0, held);
+        final boolean clustered = doors.clustered(action);
+        final QuotaSlot[] claimed = clustered ? CLAIMED.get() : null;
+        long result = claim(doors, identifier, hash, action, rule, cost, claimed, 0, held);
         if (result == UNREACHABLE)
         {
             return doors.unavailable(action);
+        }
+        if (clustered && result == CheckResult.ADMITTED)
+        {
+            result = doors.cluster.admit(doors, identifier, hash, action, cost);
+            if (result != CheckResult.ADMITTED)
+            {
+                // the cluster refused what the node admitted: the node's tokens go back
+                claimed[0].bucket.giveBack(claimed[0].entry, doors.ticker.nanos(), cost, claimed[0].generation);
+            }
+            claimed[0] = null;
         }
         return doors.outcome(identifier, hash, action, rule, result, now);
     }

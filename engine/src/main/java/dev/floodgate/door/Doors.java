@@ -58,6 +58,8 @@ public final class Doors
     private final QuotaCache cache;
     private final SlotResolver resolver;
     private final long[] unreachable;
+    /** The cluster quota's half of a check (issue 12), or null when no action has one. */
+    final ClusterGate cluster;
     private volatile PolicySnapshot snapshot;
 
     /**
@@ -69,10 +71,13 @@ public final class Doors
      * @param onTableFull asked (without waiting) to reclaim idle entries when a check finds the table full.
      * @param unreachable per action ordinal, what a check answers when it cannot reach its entry in time:
      *                    {@link CheckResult#ADMITTED} or a retry-after in ms.
+     * @param cluster     the cluster quota's half of a check, or null when no action has a cluster quota.
      */
     public Doors(final QuotaTable table, final long capacity, final Ticker ticker, final CoarseClock clock,
-        final CheckCounters counters, final Runnable onTableFull, final long[] unreachable)
+        final CheckCounters counters, final Runnable onTableFull, final long[] unreachable,
+        final ClusterGate cluster)
     {
+        this.cluster = cluster;
         this.unreachable = unreachable.clone();
         this.table = table;
         this.ticker = ticker;
@@ -133,6 +138,15 @@ public final class Doors
     public long charge(final List<Charge> charges)
     {
         return Charges.charge(this, charges);
+    }
+
+    /**
+     * @return whether a check of {@code action} must be admitted by the cluster too, after its door: then the
+     * door keeps what it needs to give its claim back.
+     */
+    boolean clustered(final Action action)
+    {
+        return cluster != null && cluster.covers(action);
     }
 
     /** @return the table the doors check in. */

@@ -167,6 +167,25 @@ final class LeaseBalance
         return wallMs * SEQUENCES_PER_MS;
     }
 
+    /**
+     * Records that the cluster's bucket will not hold what a lease is worth asking for before {@code untilMs}:
+     * until then no JVM of the node asks, and a check the balance cannot cover is refused at once.
+     */
+    static void markEmpty(final Entry entry, final long generation, final long untilMs)
+    {
+        final long current = entry.leaseEmptyUntilVolatile();
+        if (entry.isCurrentAcquire(generation))
+        {
+            entry.casLeaseEmptyUntil(current, untilMs); // losing to another fetcher's mark is as good
+        }
+    }
+
+    /** @return the ms left before the cluster's bucket is worth asking again, 0 when it is now. */
+    static long emptyForMs(final Entry entry, final long nowMs)
+    {
+        return Math.max(0, entry.leaseEmptyUntilVolatile() - nowMs);
+    }
+
     /** @return the monotonic ms the refill word's fetch started at. */
     static long sinceMs(final long word)
     {

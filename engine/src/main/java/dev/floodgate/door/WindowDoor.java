@@ -19,6 +19,8 @@ final class WindowDoor
     static final int KIND = Entry.KIND_WINDOW << 8;
     /** Returned by {@link #claim} when the entry could not be had: the unreachable rule answers. */
     static final int UNREACHABLE = -1;
+    /** A clustered check's admitted slot, per thread: the warm path allocates nothing. */
+    private static final ThreadLocal<QuotaSlot[]> CLAIMED = ThreadLocal.withInitial(() -> new QuotaSlot[1]);
 
     private WindowDoor()
     {
@@ -60,17 +62,34 @@ final class WindowDoor
                 }
                 return doors.never(identifier, hash, action, rule);
             }
+            final boolean clustered = doors.clustered(action);
+            final long[] receipts = cost == 1 && !clustered ? null : doors.scratch.get();
+            final QuotaSlot[] slots = clustered ? CLAIMED.get() : null;
             final int claimed = claim(doors, identifier, hash, action, policy.generation(), rule, cursor.number(),
-                cost, cost == 1 ? null : doors.scratch.get(), false, null, 0, held);
+                cost, receipts, clustered, slots, 0, held);
             if (claimed == UNREACHABLE)
             {
                 return doors.unavailable(action);
             }
             if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
             {
-                return doors.outcome(identifier, hash, action, rule,
-                    claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED : Math.max(1, cursor.endMs() - nowMs),
-                    nowNanos);
+                long result = claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED :
+                    Math.max(1, cursor.endMs() - nowMs);
+                if (clustered && claimed == WindowClaim.ADMITTED)
+                {
+                    result = doors.cluster.admit(doors, identifier, hash, action, cost);
+                    if (result != CheckResult.ADMITTED)
+                    {
+                        // the cluster refused what the node admitted: the node's claim goes back
+                        WindowClaim.giveBack(slots[0].entry, slots[0].generation, receipts, doors.shards);
+                    }
+                    else
+                    {
+                        java.util.Arrays.fill(receipts, 0); // kept for a give-back that was not needed
+                    }
+                    slots[0] = null;
+                }
+                return doors.outcome(identifier, hash, action, rule, result, nowNanos);
             }
             // STALE_ENTRY: the cached slot fails isCurrent and is resolved again; STALE_POLICY: reloaded above
         }

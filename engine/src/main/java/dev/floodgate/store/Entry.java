@@ -331,6 +331,21 @@ public final class Entry
         return value.compareAndSetLong(LEASE_REFILL_OFFSET, expected, next);
     }
 
+    /** @return the monotonic ms before which the cluster's bucket is known too empty to ask, volatile. */
+    public long leaseEmptyUntilVolatile()
+    {
+        return value.getLongVolatile(LEASE_EMPTY_UNTIL_OFFSET);
+    }
+
+    /**
+     * @return true when the empty-until word was {@code expected} and is now {@code next}. A lock-free caller
+     * must have loaded {@code expected}, then passed {@link #isCurrentAcquire}.
+     */
+    public boolean casLeaseEmptyUntil(final long expected, final long next)
+    {
+        return value.compareAndSetLong(LEASE_EMPTY_UNTIL_OFFSET, expected, next);
+    }
+
     // ---- shard words: a window's (window number | used), a blocked counter's refusals ----
 
     /** @return shard {@code shard}'s word, volatile. */

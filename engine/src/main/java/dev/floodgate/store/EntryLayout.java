@@ -49,7 +49,8 @@ import java.nio.charset.StandardCharsets;
  *  +---------------------------------------+-----------------------+
  *  |  Refill since, monotonic ms (40)      |  Refiller's pid (24)  | 136  0: no refill in flight
  *  +---------------------------------------+-----------------------+
- *  |                 48 bytes padding                              | 144
+ *  |                 Cluster empty until, monotonic ms (64)        | 144  no lease asked before then
+ *  |                 40 bytes padding                              | 152
  *  +---------------------------------------------------------------+
  * </pre>
  *
@@ -95,6 +96,8 @@ public final class EntryLayout
     static final int LEASE_SEQUENCE_OFFSET = HEADER_LENGTH;
     /** A lease's refill-in-flight word: {@code since ms << 24 | pid}, 0 when none. */
     static final int LEASE_REFILL_OFFSET = LEASE_SEQUENCE_OFFSET + WORD;
+    /** A lease's time, monotonic ms, before which the cluster's bucket is known too empty to ask. */
+    static final int LEASE_EMPTY_UNTIL_OFFSET = LEASE_REFILL_OFFSET + WORD;
     /** A lease's whole value: the header and its refill line. */
     static final int LEASE_LENGTH = HEADER_LENGTH + LINE;
 

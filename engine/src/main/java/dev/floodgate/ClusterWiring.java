@@ -1,0 +1,90 @@
+package dev.floodgate;
+
+import dev.floodgate.door.ClusterGate;
+import dev.floodgate.door.LeaseSource;
+import dev.floodgate.store.FileHeader;
+
+import java.lang.reflect.InvocationTargetException;
+
+/**
+ * Makes a configuration's cluster quota (issue 12) into the doors' {@link ClusterGate}: the Redis client is
+ * loaded by name, here and only when {@code cluster_redis_uri} is set, so an engine without a cluster quota
+ * needs neither Lettuce nor Redis. Stateless.
+ */
+final class ClusterWiring
+{
+    private static final String SOURCE = "dev.floodgate.cluster.RedisLeaseSource";
+
+    private ClusterWiring()
+    {
+    }
+
+    /**
+     * @param owner  the engine's owner, which keeps the file mapped.
+     * @param header the table's header: the node's name comes from it.
+     * @return the gate, its client connecting in the background.
+     * @throws IllegalStateException when Lettuce is not on the class path.
+     */
+    static ClusterGate gate(final Object owner, final FloodgateConfig config, final FileHeader header)
+    {
+        final int n = Action.values().length;
+        final long[] limits = new long[n];
+        final long[] windows = new long[n];
+        final long[] leases = new long[n];
+        final boolean[] local = new boolean[n];
+        for (final Action action : Action.values())
+        {
+            final int a = action.ordinal();
+            if (config.hasClusterQuota(action))
+            {
+                limits[a] = config.clusterLimit(action).limit();
+                windows[a] = config.clusterLimit(action).windowMs();
+                leases[a] = config.clusterLease(action);
+            }
+            local[a] = config.clusterFallsBackLocal(action);
+        }
+        return new ClusterGate(source(config.clusterRedisUri(), limits, windows, nodeName(header)), owner,
+            config.ticker(), limits, windows, leases, local, config.clusterRetryAfterMs());
+    }
+
+    /**
+     * @return the name this node leases under: one per table file (its host's boot and its creation), so every JVM
+     * mapping the file shares it, and a file made again (whose sequences restart) takes a new one.
+     */
+    static String nodeName(final FileHeader header)
+    {
+        return "fg-" + header.bootId() + "-" + header.createdWallMs();
+    }
+
+    private static LeaseSource source(final String uri, final long[] limits, final long[] windows, final String node)
+    {
+        try
+        {
+            return Class.forName(SOURCE).asSubclass(LeaseSource.class)
+                .getConstructor(String.class, long[].class, long[].class, String.class)
+                .newInstance(uri, limits, windows, node);
+        }
+        catch (final ClassNotFoundException | LinkageError ex)
+        {
+            throw missingLettuce(ex);
+        }
+        catch (final InvocationTargetException ex)
+        {
+            if (ex.getCause() instanceof LinkageError)
+            {
+                throw missingLettuce(ex.getCause());
+            }
+            throw ex.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(ex.getCause());
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new IllegalStateException("cannot make " + SOURCE, ex);
+        }
+    }
+
+    private static IllegalStateException missingLettuce(final Throwable cause)
+    {
+        return new IllegalStateException(ClusterKeys.REDIS_URI + " is set, but the Redis client is not on the " +
+            "class path: add io.lettuce:lettuce-core (7.x)", cause);
+    }
+}

@@ -1,0 +1,280 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+import dev.floodgate.Ticker;
+import dev.floodgate.store.Entry;
+
+import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The cluster's half of a check of an action with a cluster quota (issue 12): after the node's door admitted
+ * {@code cost}, spends it from the node's {@linkplain LeaseBalance lease} in the shared table; the door gives its
+ * claim back when this refuses.
+ *
+ * <p><b>Warm</b>: one compare-and-set on the lease's balance, no network I/O. When the balance left falls below
+ * half a lease, the check that wins the refill word starts one asynchronous lease, whose grant is committed when
+ * it completes. <b>Short</b> (a cold key, or spent faster than refilled): the check waits for ONE lease, bounded
+ * by the source's bound (50 ms for Redis), either its own or the node's fetch in flight, then spends once more.
+ * Waiting rather than refusing at once, because a cold key would otherwise be refused on its first check on every
+ * node. A lease granted short of what it asked means the cluster's bucket is drained: the lease entry then says
+ * when it will hold half a lease again, and until then every JVM of the node refuses a check its balance cannot
+ * cover at once, with that time as the retry-after, and asks Redis nothing. <b>Redis unavailable</b>: the action's fallback answers, local (admit on the node's quota alone) or a
+ * refusal with the short retry-after; for the next {@code 2 x bound} this JVM answers so at once, without
+ * waiting again.
+ *
+ * <p>A lease asks for {@code max(cost, lease size)} (a tenth of the cluster limit by default): ten round trips per
+ * window per busy node at most, and at most a lease per node unspent (the under-admission bound).
+ *
+ * <p>The completion of an asynchronous lease writes the file from the client's thread: it holds the engine's
+ * owner weakly and fences it while it writes, so the file is never unmapped under it. Thread-safe.
+ */
+public final class ClusterGate implements AutoCloseable
+{
+    static final int KIND = Entry.KIND_LEASE << 8;
+    /** A fetch in flight this long is presumed dead and taken over: far beyond the source's bound. */
+    private static final long TAKEOVER_BOUNDS = 20;
+    private static final long WAIT_STEP_NANOS = 100_000L;
+
+    private final LeaseSource source;
+    private final WeakReference<Object> owner;
+    private final Ticker ticker;
+    private final long[] leaseSize;
+    /** Per action, the cluster's ms per token: how long its bucket takes to hold half a lease again. */
+    private final double[] msPerToken;
+    private final boolean[] local;
+    private final long retryAfterMs;
+    private final long boundNanos;
+    private final long pid = ProcessHandle.current().pid();
+    /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
+    private final AtomicLongArray downUntil;
+
+    /**
+     * @param source       the lease service.
+     * @param owner        the engine's owner: the file stays mapped while it is reachable.
+     * @param ticker       the monotonic clock.
+     * @param limits       per action ordinal, the cluster limit (0 where none).
+     * @param windowsMs    per action ordinal, the cluster window.
+     * @param leaseSize    per action ordinal, the tokens a lease asks for; 0 where the action has no cluster quota.
+     * @param local        per action ordinal, the fallback: true to admit on the node's quota, false to refuse.
+     * @param retryAfterMs the retry-after of a refusal for want of a lease.
+     */
+    public ClusterGate(final LeaseSource source, final Object owner, final Ticker ticker, final long[] limits,
+        final long[] windowsMs, final long[] leaseSize, final boolean[] local, final long retryAfterMs)
+    {
+        this.msPerToken = new double[limits.length];
+        for (int a = 0; a < limits.length; a++)
+        {
+            msPerToken[a] = limits[a] == 0 ? 0 : (double)windowsMs[a] / limits[a];
+        }
+        this.source = source;
+        this.owner = new WeakReference<>(owner);
+        this.ticker = ticker;
+        this.leaseSize = leaseSize.clone();
+        this.local = local.clone();
+        this.retryAfterMs = retryAfterMs;
+        this.boundNanos = TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
+        this.downUntil = new AtomicLongArray(leaseSize.length);
+    }
+
+    /** @return whether checks of {@code action} need the cluster's admission. */
+    boolean covers(final Action action)
+    {
+        return leaseSize[action.ordinal()] != 0;
+    }
+
+    /**
+     * Spends {@code cost} from the node's lease, after the node's door admitted it.
+     *
+     * @return {@link CheckResult#ADMITTED}, or a retry-after in ms (the door then gives its claim back).
+     */
+    long admit(final Doors doors, final CharSequence identifier, final int hash, final Action action, final long cost)
+    {
+        final int kindAction = KIND | action.ordinal();
+        QuotaSlot slot = doors.slot(identifier, hash, kindAction, action, null, Doors.ANY_VERSION);
+        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
+        {
+            if (slot == null)
+            {
+                return doors.unavailableResult(action); // the table could not give the lease entry in time
+            }
+            final int spent = LeaseBalance.spend(slot.entry, slot.generation, cost);
+            if (spent == LeaseBalance.SPENT)
+            {
+                refillIfLow(slot, identifier, action);
+                return CheckResult.ADMITTED;
+            }
+            if (spent == LeaseBalance.SHORT)
+            {
+                final long answer = whenShort(slot, identifier, action, cost);
+                if (answer != RESOLVE)
+                {
+                    return answer;
+                }
+            }
+            slot = doors.resolve(identifier, hash, kindAction, action, null, Doors.ANY_VERSION);
+        }
+        return doors.unavailableResult(action);
+    }
+
+    private static final long RESOLVE = Long.MIN_VALUE;
+
+    /** The balance cannot cover the cost: wait for one lease, bounded, then spend once more. */
+    private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost)
+    {
+        final int a = action.ordinal();
+        final long now = ticker.nanos();
+        if (now - downUntil.get(a) < 0)
+        {
+            return fallback(action);
+        }
+        final Entry entry = slot.entry;
+        final long emptyMs = LeaseBalance.emptyForMs(entry, now / 1_000_000L);
+        if (emptyMs > 0)
+        {
+            return emptyMs; // the cluster's bucket was drained moments ago: no round trip to hear it again
+        }
+        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, TAKEOVER_BOUNDS * boundNanos, pid);
+        if (claim != 0)
+        {
+            final long sequence = LeaseBalance.sequence(entry);
+            final long want = Math.max(cost, leaseSize[a]);
+            final LeaseSource.Grant grant = await(source.lease(action, identifier.toString(), sequence, want));
+            try
+            {
+                commit(slot, action, sequence, want, grant);
+            }
+            finally
+            {
+                LeaseBalance.releaseRefill(entry, slot.generation, claim);
+            }
+        }
+        else
+        {
+            // another thread of the node fetches: wait for it as long as a fetch may take
+            final long deadline = now + boundNanos + boundNanos / 4;
+            while (entry.leaseRefillVolatile() != 0 && entry.leaseBalanceVolatile() < cost &&
+                ticker.nanos() - deadline < 0)
+            {
+                LockSupport.parkNanos(WAIT_STEP_NANOS);
+            }
+        }
+        final int spent = LeaseBalance.spend(entry, slot.generation, cost);
+        if (spent == LeaseBalance.SPENT)
+        {
+            refillIfLow(slot, identifier, action);
+            return CheckResult.ADMITTED;
+        }
+        if (spent == LeaseBalance.GONE)
+        {
+            return RESOLVE;
+        }
+        final long later = ticker.nanos();
+        if (later - downUntil.get(a) < 0)
+        {
+            return fallback(action);
+        }
+        final long waitMs = LeaseBalance.emptyForMs(entry, later / 1_000_000L);
+        return waitMs > 0 ? waitMs : retryAfterMs;
+    }
+
+    /** Starts one asynchronous lease when the balance left is under half a lease and no fetch is in flight. */
+    private void refillIfLow(final QuotaSlot slot, final CharSequence identifier, final Action action)
+    {
+        final int a = action.ordinal();
+        final Entry entry = slot.entry;
+        if (entry.leaseBalanceVolatile() >= (leaseSize[a] + 1) / 2 || entry.leaseRefillVolatile() != 0)
+        {
+            return;
+        }
+        final long now = ticker.nanos();
+        if (now - downUntil.get(a) < 0 || LeaseBalance.emptyForMs(entry, now / 1_000_000L) > 0)
+        {
+            return;
+        }
+        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, TAKEOVER_BOUNDS * boundNanos, pid);
+        if (claim == 0)
+        {
+            return;
+        }
+        final long sequence = LeaseBalance.sequence(entry);
+        source.lease(action, identifier.toString(), sequence, leaseSize[a]).whenComplete((grant, error) ->
+        {
+            final Object held = owner.get();
+            if (held == null)
+            {
+                return; // the engine is gone and its file may be unmapped: write nothing
+            }
+            try
+            {
+                commit(slot, action, sequence, leaseSize[a], grant != null ? grant :
+                    new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0));
+            }
+            finally
+            {
+                LeaseBalance.releaseRefill(entry, slot.generation, claim);
+                Reference.reachabilityFence(held);
+            }
+        });
+    }
+
+    /**
+     * Commits a lease's answer. A grant short of what was asked means the cluster's bucket is drained: the node
+     * asks again only once it holds half a lease, so round trips follow tokens admitted, not checks refused.
+     */
+    private void commit(final QuotaSlot slot, final Action action, final long sequence, final long want,
+        final LeaseSource.Grant grant)
+    {
+        final long now = ticker.nanos();
+        final int a = action.ordinal();
+        switch (grant.status())
+        {
+            case LeaseSource.GRANTED ->
+            {
+                LeaseBalance.commitGrant(slot.entry, slot.generation, sequence, grant.tokens(), now);
+                if (grant.tokens() < want)
+                {
+                    final long halfLease = (leaseSize[a] + 1) / 2;
+                    LeaseBalance.markEmpty(slot.entry, slot.generation, now / 1_000_000L + grant.waitMs() +
+                        (long)Math.ceil((halfLease - 1) * msPerToken[a]));
+                }
+            }
+            case LeaseSource.STALE -> LeaseBalance.skipStale(slot.entry, slot.generation, sequence,
+                System.currentTimeMillis());
+            default -> downUntil.set(a, now + 2 * boundNanos);
+        }
+    }
+
+    private long fallback(final Action action)
+    {
+        return local[action.ordinal()] ? CheckResult.ADMITTED : retryAfterMs;
+    }
+
+    private LeaseSource.Grant await(final java.util.concurrent.CompletionStage<LeaseSource.Grant> stage)
+    {
+        try
+        {
+            // the source completes within its bound; the margin only guards against a broken one
+            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
+            return future.get(2 * boundNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (final Exception ex)
+        {
+            if (ex instanceof InterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        source.close();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where a node leases its cluster quota's tokens: the seam between the doors and the cluster's client, in JDK
+ * types only, so the doors load without Lettuce and a node without a cluster quota never loads the client
+ * ({@code dev.floodgate.cluster.RedisLeaseSource} is made reflectively, only when {@code cluster_redis_uri} is
+ * set). Implementations are thread-safe.
+ */
+public interface LeaseSource extends AutoCloseable
+{
+    /** {@link Grant#status()}: the server granted {@link Grant#tokens()} (0 when its bucket was empty). */
+    int GRANTED = 0;
+    /** {@link Grant#status()}: the server saw a later sequence of this node for the bucket; nothing taken. */
+    int STALE = 1;
+    /** {@link Grant#status()}: no answer within the bound; maybe taken, a retry with the same sequence finds out. */
+    int UNAVAILABLE = 2;
+
+    /**
+     * A lease's answer.
+     *
+     * @param status {@link #GRANTED}, {@link #STALE} or {@link #UNAVAILABLE}.
+     * @param tokens granted, 0 unless {@link #GRANTED}.
+     * @param waitMs after a grant: ms until the cluster bucket holds a whole token again, 0 while it does.
+     */
+    record Grant(int status, long tokens, long waitMs)
+    {
+    }
+
+    /**
+     * Leases tokens of the cluster bucket of (action, identifier).
+     *
+     * @param sequence the node's sequence number for the bucket: the same one again only to retry.
+     * @param want     tokens wanted, at least 1.
+     * @return a stage that completes normally within the source's bound ({@link #timeoutMs()}), never
+     * exceptionally, on a thread that must not block.
+     */
+    CompletionStage<Grant> lease(Action action, String identifier, long sequence, long want);
+
+    /** @return the bound of every lease, in milliseconds. */
+    long timeoutMs();
+
+    /** Closes the connection; leases in flight end {@link #UNAVAILABLE}. */
+    @Override
+    void close();
+}

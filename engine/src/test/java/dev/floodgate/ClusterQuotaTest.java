@@ -1,0 +1,134 @@
+package dev.floodgate;
+
+import dev.floodgate.testkit.LocalRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A cluster quota in one JVM against a real redis-server: a cluster limit far below the node's is what the
+ * checks admit (never more than the cluster bucket's capacity plus its refill over the server time the run
+ * took), through either door, and Redis sees a round trip per lease, not per check.
+ */
+@Timeout(120)
+class ClusterQuotaTest
+{
+    private static final long CLUSTER_LIMIT = 200;
+    private static final long CLUSTER_WINDOW_MS = 1_000;
+    private static final long LEASE = 20;
+    private static final long RUN_MS = 2_500;
+    private static final int THREADS = 4;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldAdmitNoMoreThanTheClusterQuotaThroughEitherDoorWithARoundTripPerLease() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final FloodgateConfig config = FloodgateConfig.builder().file(dir.resolve("node.map")).capacity(1_000)
+                .limit(Action.PUBLISH, 100_000, 1_000).limit(Action.SUBSCRIBE, 100_000, 1_000)
+                .clusterRedisUri(redis.uri())
+                .clusterLimit(Action.PUBLISH, CLUSTER_LIMIT, CLUSTER_WINDOW_MS).clusterLease(Action.PUBLISH, LEASE)
+                .clusterLimit(Action.SUBSCRIBE, CLUSTER_LIMIT, CLUSTER_WINDOW_MS)
+                .clusterLease(Action.SUBSCRIBE, LEASE)
+                // refuse without a lease: an admission on the node's quota alone would hide a lease that failed
+                .clusterFallbackLocal(Action.PUBLISH, false).clusterFallbackLocal(Action.SUBSCRIBE, false).build();
+            try (Floodgate gate = Floodgate.open(config))
+            {
+                for (final boolean window : new boolean[] {false, true})
+                {
+                    final Action action = window ? Action.SUBSCRIBE : Action.PUBLISH;
+                    final long callsBefore = scriptCalls(redis);
+                    final long startMs = redis.timeMs();
+                    final long[] counts = hammer(gate, action, window);
+                    final long endMs = redis.timeMs();
+                    final long admitted = counts[0];
+                    final long checks = counts[1];
+                    final long bound = CLUSTER_LIMIT + CLUSTER_LIMIT * (endMs - startMs) / CLUSTER_WINDOW_MS;
+                    assertTrue(admitted <= bound, action + ": admitted " + admitted + " over the cluster's " + bound);
+                    assertTrue(admitted >= CLUSTER_LIMIT, action + ": the premise, the quota was spent: " + admitted);
+                    assertTrue(checks > 10 * admitted, action + ": the premise, most checks were refused: " + checks);
+                    final long trips = scriptCalls(redis) - callsBefore;
+                    // a lease per LEASE tokens admitted, and the calls of drained moments that granted little
+                    assertTrue(trips <= admitted / LEASE + 2 * (endMs - startMs), action + ": " + trips +
+                        " round trips for " + admitted + " admitted and " + checks + " checks");
+                    assertTrue(trips < checks / 10, action + ": round trips grow with checks: " + trips + " for " +
+                        checks);
+                }
+            }
+        }
+    }
+
+    /** @return {admitted, checks} of {@link #THREADS} threads checking one identifier for {@link #RUN_MS}. */
+    private static long[] hammer(final Floodgate gate, final Action action, final boolean window)
+        throws InterruptedException
+    {
+        final AtomicLong admitted = new AtomicLong();
+        final AtomicLong checks = new AtomicLong();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        final List<Thread> threads = new ArrayList<>();
+        final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MS);
+        for (int t = 0; t < THREADS; t++)
+        {
+            threads.add(new Thread(() ->
+            {
+                try
+                {
+                    while (System.nanoTime() - end < 0)
+                    {
+                        final long result = window ? gate.checkLimitInCaller("hot", action) :
+                            gate.checkLimit("hot", action);
+                        checks.incrementAndGet();
+                        if (result == Floodgate.ADMITTED)
+                        {
+                            admitted.incrementAndGet();
+                        }
+                        else
+                        {
+                            assertTrue(result > 0 && result <= 1_000, "a retry-after: " + result);
+                        }
+                    }
+                }
+                catch (final Throwable failure)
+                {
+                    failures.add(failure);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(List.of(), failures);
+        return new long[] {admitted.get(), checks.get()};
+    }
+
+    /** @return the lease script's calls the server has run (EVALSHA, and EVAL when it loaded the script). */
+    static long scriptCalls(final LocalRedis redis) throws IOException
+    {
+        final String stats = String.valueOf(redis.call("INFO", "commandstats"));
+        long calls = 0;
+        final Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)").matcher(stats);
+        while (m.find())
+        {
+            calls += Long.parseLong(m.group(2));
+        }
+        return calls;
+    }
+}
