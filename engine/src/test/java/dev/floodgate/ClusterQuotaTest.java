@@ -74,6 +74,41 @@ class ClusterQuotaTest
         }
     }
 
+    @Test
+    void shouldHonourTheClusterQuotaInChargesHandlesAndProbesAndGiveBackWhatTheClusterRefused() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            // a cluster quota of 10 a minute, leased 5 at a time; the node's quotas are far larger
+            final FloodgateConfig config = FloodgateConfig.builder().file(dir.resolve("node.map")).capacity(1_000)
+                .limit(Action.PUBLISH, 1_000, 60_000).limit(Action.SUBSCRIBE, 1_000, 60_000)
+                .clusterRedisUri(redis.uri()).clusterLimit(Action.PUBLISH, 10, 60_000)
+                .clusterLease(Action.PUBLISH, 5).clusterFallbackLocal(Action.PUBLISH, false).build();
+            try (Floodgate gate = Floodgate.open(config))
+            {
+                final Quota handle = gate.quota("alice", Action.PUBLISH);
+                assertEquals(Floodgate.ADMITTED, handle.checkLimit(4));
+                assertEquals(Floodgate.ADMITTED, gate.checkLimitInCaller("alice", Action.PUBLISH, 3));
+                // 3 left in the cluster: a charge of 4 PUBLISH and 1 SUBSCRIBE is refused whole, by the cluster
+                final long refused = gate.charge(List.of(Charge.window("alice", Action.SUBSCRIBE, 1),
+                    Charge.bucket("alice", Action.PUBLISH, 4)));
+                assertTrue(refused > 0, "the cluster refuses the charge: " + refused);
+                assertEquals(1_000, gate.probeInCaller("alice", Action.SUBSCRIBE).remaining(),
+                    "the SUBSCRIBE claim was given back");
+                assertEquals(3, gate.probe("alice", Action.PUBLISH).remaining(),
+                    "the cluster's bucket was drained: the node's lease narrows the probe to its balance");
+                assertEquals(Floodgate.ADMITTED, gate.charge(List.of(Charge.window("alice", Action.SUBSCRIBE, 1),
+                    Charge.bucket("alice", Action.PUBLISH, 3))), "what the cluster holds is still there");
+                final long last = gate.checkLimit("alice", Action.PUBLISH);
+                assertTrue(last > 1_000, "the cluster is spent for about 6 s a token: " + last);
+                final Probe probe = gate.probe("alice", Action.PUBLISH);
+                assertEquals(0, probe.remaining(), "the probe says what the node last heard: " + probe);
+                assertTrue(probe.retryAfterMs() > 1_000, probe.toString());
+                assertEquals(1_000, probe.limit(), "the node's limit stands");
+            }
+        }
+    }
+
     /** @return {admitted, checks} of {@link #THREADS} threads checking one identifier for {@link #RUN_MS}. */
     private static long[] hammer(final Floodgate gate, final Action action, final boolean window)
         throws InterruptedException

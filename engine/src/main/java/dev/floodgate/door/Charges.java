@@ -13,7 +13,9 @@ import java.util.List;
  * with the outcome of the whole; a charge of an action off at that moment is admitted and not counted. All
  * quotas are claimed under one policy snapshot, and the policy generation is loaded again before anything is
  * recorded: if it changed, every claim is given back and the charge starts again (at most
- * {@link Doors#ATTEMPTS} times, then each quota answers as if its entry were unavailable). Allocates (a
+ * {@link Doors#ATTEMPTS} times, then each quota answers as if its entry were unavailable). Once every node quota
+ * admitted, each quota of an action with a cluster quota spends its cost from the cluster's lease
+ * ({@link ClusterGate}); a cluster refusal refuses the whole as a node refusal does. Allocates (a
  * cold-ish path for produce requests with several quotas). Stateless; thread-safe.
  */
 final class Charges
@@ -57,6 +59,8 @@ final class Charges
         final boolean[] off;
         /** Answered by the unreachable rule: counted as unreachable when resolved, never in a blocked counter. */
         final boolean[] unreachable;
+        /** Spent from the cluster's lease (issue 12): given back if a later quota's cluster refuses. */
+        final boolean[] clustered;
         int refused;
 
         Charging(final int n)
@@ -67,6 +71,7 @@ final class Charges
             results = new long[n];
             off = new boolean[n];
             unreachable = new boolean[n];
+            clustered = new boolean[n];
         }
     }
 
@@ -193,11 +198,56 @@ final class Charges
         }
     }
 
+    /**
+     * After every node quota admitted: spends each clustered quota's cost from its cluster lease, in list order. A
+     * cluster refusal of a quota not in shadow mode refuses the whole, and the leases already spent are given
+     * back (the caller gives the node claims back).
+     *
+     * @return the index of the quota whose cluster refused the whole, or -1.
+     */
+    private static int spendCluster(final Doors doors, final List<Charge> charges, final PolicySnapshot policy,
+        final Charging charging)
+    {
+        for (int i = 0; i < charges.size(); i++)
+        {
+            final Charge c = charges.get(i);
+            charging.clustered[i] = false;
+            if (charging.off[i] || charging.slots[i] == null || !doors.clustered(c.action()))
+            {
+                continue;
+            }
+            final long result = doors.cluster.admit(doors, c.identifier(), QuotaCache.hash(c.identifier()),
+                c.action(), c.cost());
+            if (result == CheckResult.ADMITTED)
+            {
+                charging.clustered[i] = true;
+                continue;
+            }
+            charging.results[i] = result; // a shadow quota's refusal is counted as shadowed, and admitted
+            if (!policy.rule(c.action()).shadow)
+            {
+                for (int j = 0; j < i; j++)
+                {
+                    final Charge spent = charges.get(j);
+                    if (charging.clustered[j])
+                    {
+                        doors.cluster.giveBack(doors, spent.identifier(), QuotaCache.hash(spent.identifier()),
+                            spent.action(), spent.cost());
+                        charging.clustered[j] = false;
+                    }
+                }
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** Records a validated charge: refusals, counters, and the give-back when a quota refused the whole. */
     private static long record(final Doors doors, final List<Charge> charges, final PolicySnapshot policy,
         final Charging charging)
     {
-        final int refused = charging.refused;
+        final int refused = charging.refused >= 0 || doors.cluster == null ? charging.refused :
+            spendCluster(doors, charges, policy, charging);
         if (refused >= 0)
         {
             giveBackAll(doors, charges, charging);

@@ -1,8 +1,11 @@
 package dev.floodgate.door;
 
 import dev.floodgate.Action;
+import dev.floodgate.Probe;
+import dev.floodgate.TableBusyException;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.Resolved;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
@@ -246,6 +249,51 @@ public final class ClusterGate implements AutoCloseable
             case LeaseSource.STALE -> LeaseBalance.skipStale(slot.entry, slot.generation, sequence,
                 System.currentTimeMillis());
             default -> downUntil.set(a, now + 2 * boundNanos);
+        }
+    }
+
+    /**
+     * A probe's cluster part, without network I/O: the cluster as the node last heard it. While the node's lease
+     * is marked drained, what checks could take now is at most its balance, and a check of cost 1 that balance
+     * cannot cover waits until the mark ends; otherwise the node's answer stands.
+     */
+    Probe probe(final Doors doors, final CharSequence identifier, final Action action, final Probe node)
+    {
+        final Resolved found;
+        try
+        {
+            found = doors.table().peek(Entry.KIND_LEASE, action, identifier);
+        }
+        catch (final TableBusyException ex)
+        {
+            return node;
+        }
+        if (found == null)
+        {
+            return node;
+        }
+        final Entry entry = found.entry();
+        final long balance = entry.leaseBalanceVolatile();
+        final long emptyMs = LeaseBalance.emptyForMs(entry, ticker.nanos() / 1_000_000L);
+        if (emptyMs == 0 || !entry.isCurrentAcquire(found.generation()))
+        {
+            return node;
+        }
+        final long remaining = Math.min(node.remaining(), balance);
+        return new Probe(node.limit(), remaining, remaining >= 1 ? node.retryAfterMs() :
+            Math.max(node.retryAfterMs(), emptyMs), node.resetMs());
+    }
+
+    /**
+     * Gives back a spend {@link #admit} made (a charge whose later quota refused the whole).
+     */
+    void giveBack(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final long cost)
+    {
+        final QuotaSlot slot = doors.slot(identifier, hash, KIND | action.ordinal(), action, null, Doors.ANY_VERSION);
+        if (slot != null)
+        {
+            LeaseBalance.giveBack(slot.entry, slot.generation, cost); // reclaimed meanwhile: lost, under-admits
         }
     }
 

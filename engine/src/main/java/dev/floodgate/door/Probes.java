@@ -30,6 +30,25 @@ public final class Probes
      */
     public static Probe bucket(final Doors doors, final CharSequence identifier, final Action action)
     {
+        return clustered(doors, identifier, action, nodeBucket(doors, identifier, action));
+    }
+
+    /** As {@link #window}, then the cluster's part. */
+    public static Probe window(final Doors doors, final CharSequence identifier, final Action action)
+    {
+        return clustered(doors, identifier, action, nodeWindow(doors, identifier, action));
+    }
+
+    /** @return the node's probe, narrowed by the cluster's lease when the action has a cluster quota. */
+    private static Probe clustered(final Doors doors, final CharSequence identifier, final Action action,
+        final Probe node)
+    {
+        return doors.clustered(action) && node.limit() != 0 ? doors.cluster.probe(doors, identifier, action, node) :
+            node;
+    }
+
+    private static Probe nodeBucket(final Doors doors, final CharSequence identifier, final Action action)
+    {
         final PolicySnapshot policy = doors.policy();
         final ActionRule rule = policy.rule(action);
         if (rule.limit == 0)
@@ -76,7 +95,7 @@ public final class Probes
      * @return the window door's answer now, in the window the policy's regimes put this moment in;
      * {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action is off.
      */
-    public static Probe window(final Doors doors, final CharSequence identifier, final Action action)
+    private static Probe nodeWindow(final Doors doors, final CharSequence identifier, final Action action)
     {
         final PolicySnapshot policy = doors.policy();
         final ActionRule rule = policy.rule(action);
