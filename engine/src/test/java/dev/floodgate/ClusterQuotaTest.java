@@ -64,6 +64,8 @@ class ClusterQuotaTest
                     assertTrue(admitted >= CLUSTER_LIMIT, action + ": the premise, the quota was spent: " + admitted);
                     assertTrue(checks > 10 * admitted, action + ": the premise, most checks were refused: " + checks);
                     final long trips = scriptCalls(redis) - callsBefore;
+                    System.out.println(action + ": admitted " + admitted + " of " + checks + " checks in " +
+                        (endMs - startMs) + " ms of server time (bound " + bound + ") with " + trips + " round trips");
                     // a lease per LEASE tokens admitted, and the calls of drained moments that granted little
                     assertTrue(trips <= admitted / LEASE + 2 * (endMs - startMs), action + ": " + trips +
                         " round trips for " + admitted + " admitted and " + checks + " checks");

@@ -50,7 +50,9 @@ final class RedisConnector implements AutoCloseable
     RedisConnector(final String uri, final Duration commandTimeout)
     {
         this.uri = RedisURI.create(uri);
-        this.uri.setTimeout(commandTimeout);
+        // the URI's timeout bounds the connection's handshake too: at the command's 50 ms, a loaded host (six JVMs
+        // on two cores) never finished one and never connected; commands keep their own bound (TimeoutOptions)
+        this.uri.setTimeout(CONNECT_TIMEOUT.compareTo(commandTimeout) > 0 ? CONNECT_TIMEOUT : commandTimeout);
         // Lettuce's own timer ticks every 100 ms, so a 50 ms timeout would fire after 100 to 200 ms
         this.timer = new HashedWheelTimer(runnable -> daemon(runnable, "floodgate-redis-timer"), 10,
             TimeUnit.MILLISECONDS);

@@ -1,0 +1,87 @@
+package dev.floodgate;
+
+import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.ClusterWorker;
+import dev.floodgate.testkit.LocalRedis;
+import dev.floodgate.testkit.Worker;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three nodes (three table files) of two JVMs each, every JVM checking one identifier against one cluster quota in
+ * a real redis-server: the sum admitted across all six never exceeds the cluster bucket's capacity plus its refill
+ * over the server time from before the first check to after the last.
+ */
+@Timeout(300)
+class ClusterNodesTest
+{
+    private static final long LIMIT = 300;
+    private static final long WINDOW_MS = 1_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldAdmitNoMoreThanTheClusterQuotaAcrossSixJvmsOfThreeNodes() throws Exception
+    {
+        final Path go = dir.resolve("go");
+        final List<ChildJvm> children = new ArrayList<>();
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            for (int node = 0; node < 3; node++)
+            {
+                for (int jvm = 0; jvm < 2; jvm++)
+                {
+                    children.add(ChildJvm.start(ClusterWorker.class, dir.resolve("node" + node + ".map").toString(),
+                        redis.uri(), "hot", Long.toString(LIMIT), Long.toString(WINDOW_MS), "30", "2", "3000",
+                        go.toString()));
+                }
+            }
+            for (final ChildJvm child : children)
+            {
+                child.awaitLine("READY", 120);
+            }
+            final long startMs = redis.timeMs();
+            Files.createFile(go);
+            long admitted = 0;
+            long checks = 0;
+            final List<String> results = new ArrayList<>();
+            for (final ChildJvm child : children)
+            {
+                final String result = child.awaitLine("RESULT", 120);
+                results.add(result);
+                assertEquals(0, Worker.field(result, "errors"), result);
+                admitted += Worker.field(result, "admitted");
+                checks += Worker.field(result, "checks");
+            }
+            final long endMs = redis.timeMs();
+            for (final ChildJvm child : children)
+            {
+                assertEquals(0, child.awaitExit(30), child.transcript());
+            }
+            final long bound = LIMIT + LIMIT * (endMs - startMs) / WINDOW_MS;
+            System.out.println("six JVMs of three nodes admitted " + admitted + " of " + checks + " checks; the " +
+                "cluster's bound over " + (endMs - startMs) + " ms of server time is " + bound + ": " + results);
+            assertTrue(admitted <= bound, "admitted " + admitted + " over the cluster's " + bound + ": " + results);
+            assertTrue(admitted >= LIMIT, "the premise, the cluster quota was spent: " + results);
+            assertTrue(checks > 5 * admitted, "the premise, the JVMs asked for more: " + results);
+            for (final String result : results)
+            {
+                assertTrue(Worker.field(result, "admitted") > 0, "every JVM got a share: " + results);
+            }
+        }
+        finally
+        {
+            children.forEach(ChildJvm::close);
+        }
+    }
+}
