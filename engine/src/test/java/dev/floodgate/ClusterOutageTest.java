@@ -1,0 +1,137 @@
+package dev.floodgate;
+
+import dev.floodgate.testkit.LocalRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Redis killed under checks of two clustered actions: AUTH (fallback refuse, its default) answers a short
+ * retry-after, PUBLISH (fallback local, its default) admits on the node's quota; no check waits past the lease
+ * bound and a little scheduling, whether Redis refuses connections or stalls; once Redis is back, leases resume and the cluster quota holds again.
+ */
+@Timeout(120)
+class ClusterOutageTest
+{
+    private static final long CLUSTER_LIMIT = 50;
+    /** A check waits at most one lease (50 ms) and a quarter more for another JVM's; the rest is a loaded host. */
+    private static final long CHECK_BOUND_MS = 400;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldAnswerPerFallbackWithinTheBoundWhileRedisIsDownAndResumeWhenItIsBack() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final FloodgateConfig config = FloodgateConfig.builder().file(dir.resolve("node.map")).capacity(1_000)
+                .limit(Action.AUTH, 1_000, 1_000).limit(Action.PUBLISH, 100_000, 1_000)
+                .clusterRedisUri(redis.uri())
+                .clusterLimit(Action.AUTH, CLUSTER_LIMIT, 1_000).clusterLease(Action.AUTH, 5)
+                .clusterLimit(Action.PUBLISH, CLUSTER_LIMIT, 1_000).clusterLease(Action.PUBLISH, 5).build();
+            assertTrue(!config.clusterFallsBackLocal(Action.AUTH) && config.clusterFallsBackLocal(Action.PUBLISH));
+            try (Floodgate gate = Floodgate.open(config))
+            {
+                assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH));
+                assertEquals(Floodgate.ADMITTED, gate.checkLimit("alice", Action.PUBLISH));
+
+                redis.kill9();
+                final long[] auth = hammer(gate, "10.0.0.1", Action.AUTH);
+                final long[] publish = hammer(gate, "alice", Action.PUBLISH);
+                System.out.println("Redis down: AUTH {admitted, checks, retry-after 100, slowest ms} " +
+                    java.util.Arrays.toString(auth) + ", PUBLISH " + java.util.Arrays.toString(publish));
+                assertTrue(auth[0] <= 5, "AUTH admits no more than the lease it held: " + auth[0]);
+                assertTrue(auth[2] > 0 && auth[2] == auth[1] - auth[0], "AUTH refuses with the short retry-after: " +
+                    java.util.Arrays.toString(auth));
+                assertEquals(publish[1], publish[0], "PUBLISH admits on the node's quota alone");
+                assertTrue(auth[3] <= CHECK_BOUND_MS && publish[3] <= CHECK_BOUND_MS, "no check waited past the " +
+                    "bound: AUTH " + auth[3] + " ms, PUBLISH " + publish[3] + " ms");
+
+                redis.restart();
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (gate.checkLimit("10.0.0.2", Action.AUTH) != Floodgate.ADMITTED)
+                {
+                    assertTrue(System.nanoTime() - deadline < 0, "AUTH leases resumed within 30 s");
+                    Thread.sleep(20);
+                }
+                long admitted = 0;
+                for (int i = 0; i < 200; i++)
+                {
+                    admitted += gate.checkLimit("bob", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
+                }
+                assertTrue(admitted >= 5 && admitted <= CLUSTER_LIMIT + 10, "PUBLISH is held to the cluster " +
+                    "quota again, not the node's: " + admitted);
+
+                // a stalled server answers nothing: each lease ends unavailable at its 50 ms bound
+                redis.pause();
+                final long[] stalled;
+                try
+                {
+                    stalled = hammer(gate, "10.0.0.3", Action.AUTH);
+                }
+                finally
+                {
+                    redis.resume();
+                }
+                System.out.println("Redis stalled: AUTH " + java.util.Arrays.toString(stalled));
+                assertEquals(0, stalled[0], "a cold AUTH key admits nothing without a lease");
+                assertTrue(stalled[2] > 0 && stalled[3] <= CHECK_BOUND_MS, "refused per fallback, no check waited " +
+                    "past the bound: " + java.util.Arrays.toString(stalled));
+            }
+        }
+    }
+
+    /** @return {admitted, checks, refused with the cluster retry-after, slowest check in ms} over 1.5 s. */
+    private static long[] hammer(final Floodgate gate, final String identifier, final Action action)
+        throws InterruptedException
+    {
+        final AtomicLong admitted = new AtomicLong();
+        final AtomicLong checks = new AtomicLong();
+        final AtomicLong retry = new AtomicLong();
+        final AtomicLong slowest = new AtomicLong();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_500);
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 2; t++)
+        {
+            threads.add(new Thread(() ->
+            {
+                try
+                {
+                    while (System.nanoTime() - end < 0)
+                    {
+                        final long start = System.nanoTime();
+                        final long result = gate.checkLimit(identifier, action);
+                        slowest.accumulateAndGet(System.nanoTime() - start, Math::max);
+                        checks.incrementAndGet();
+                        admitted.addAndGet(result == Floodgate.ADMITTED ? 1 : 0);
+                        retry.addAndGet(result == FloodgateConfig.DEFAULT_CLUSTER_RETRY_AFTER_MS ? 1 : 0);
+                        Thread.sleep(0, 50_000); // a broker does other work between checks
+                    }
+                }
+                catch (final Throwable failure)
+                {
+                    failures.add(failure);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(List.of(), failures);
+        return new long[] {admitted.get(), checks.get(), retry.get(), TimeUnit.NANOSECONDS.toMillis(slowest.get())};
+    }
+}
