@@ -3,6 +3,7 @@ package dev.floodgate;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.ClusterWorker;
 import dev.floodgate.testkit.LocalRedis;
+import dev.floodgate.testkit.NoLettuceProbe;
 import dev.floodgate.testkit.Worker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,6 +30,33 @@ class ClusterNodesTest
 
     @TempDir
     Path dir;
+
+    @Test
+    void shouldNeedNoLettuceWithoutAClusterQuotaAndSayWhatIsMissingWithOne() throws Exception
+    {
+        final StringBuilder classPath = new StringBuilder();
+        for (final String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        {
+            if (!entry.contains("lettuce") && !entry.contains("netty") && !entry.contains("reactor"))
+            {
+                classPath.append(classPath.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
+            }
+        }
+        try (ChildJvm plain = ChildJvm.startWithClassPath(classPath.toString(), NoLettuceProbe.class,
+            dir.resolve("plain.map").toString(), "-"))
+        {
+            assertEquals(1, Worker.field(plain.awaitLine("RESULT", 120), "admitted"), plain.transcript());
+            assertEquals(0, plain.awaitExit(30), plain.transcript());
+        }
+        try (ChildJvm clustered = ChildJvm.startWithClassPath(classPath.toString(), NoLettuceProbe.class,
+            dir.resolve("clustered.map").toString(), "redis://127.0.0.1:1/0"))
+        {
+            final String failed = clustered.awaitLine("FAILED", 120);
+            assertTrue(failed.contains("cluster_redis_uri is set") && failed.contains("io.lettuce:lettuce-core"),
+                failed);
+            assertEquals(0, clustered.awaitExit(30), clustered.transcript());
+        }
+    }
 
     @Test
     void shouldAdmitNoMoreThanTheClusterQuotaAcrossSixJvmsOfThreeNodes() throws Exception

@@ -68,6 +68,26 @@ public final class ChildJvm implements AutoCloseable
     }
 
     /**
+     * @param classPath the class path to start with, instead of this JVM's (e.g. without an optional library).
+     * @param mainClass the class to run.
+     * @param args      its arguments.
+     * @return the started child.
+     */
+    public static ChildJvm startWithClassPath(final String classPath, final Class<?> mainClass, final String... args)
+    {
+        try
+        {
+            return new ChildJvm(new ProcessBuilder(JvmFlags.javaCommand(mainClass.getName(), classPath,
+                List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), Arrays.asList(args)))
+                .redirectErrorStream(true).start());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
      * @param flags     the JVM flags to start with, instead of {@link JvmFlags#required()}.
      * @param mainClass the class to run.
      * @param args      its arguments.
