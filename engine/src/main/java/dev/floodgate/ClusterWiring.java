@@ -74,7 +74,8 @@ final class ClusterWiring
             {
                 throw missingLettuce(ex.getCause());
             }
-            throw ex.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(ex.getCause());
+            throw ex.getCause() instanceof RuntimeException runtime ? runtime :
+                new IllegalStateException(ex.getCause());
         }
         catch (final ReflectiveOperationException ex)
         {

@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Redis killed under checks of two clustered actions: AUTH (fallback refuse, its default) answers a short
  * retry-after, PUBLISH (fallback local, its default) admits on the node's quota; no check waits past the lease
- * bound and a little scheduling, whether Redis refuses connections or stalls; once Redis is back, leases resume and the cluster quota holds again.
+ * bound and a little scheduling, whether Redis refuses connections or stalls; once Redis is back, leases resume
+ * and the cluster quota holds again.
  */
 @Timeout(120)
 class ClusterOutageTest

@@ -1,11 +1,8 @@
 package dev.floodgate.door;
 
 import dev.floodgate.Action;
-import dev.floodgate.Probe;
-import dev.floodgate.TableBusyException;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.Resolved;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
@@ -26,9 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  * Waiting rather than refusing at once, because a cold key would otherwise be refused on its first check on every
  * node. A lease granted short of what it asked means the cluster's bucket is drained: the lease entry then says
  * when it will hold half a lease again, and until then every JVM of the node refuses a check its balance cannot
- * cover at once, with that time as the retry-after, and asks Redis nothing. <b>Redis unavailable</b>: the action's fallback answers, local (admit on the node's quota alone) or a
- * refusal with the short retry-after; for the next {@code 2 x bound} this JVM answers so at once, without
- * waiting again.
+ * cover at once, with that time as the retry-after, and asks Redis nothing. <b>Redis unavailable</b>: the
+ * action's fallback answers, local (admit on the node's quota alone) or a refusal with the short retry-after;
+ * for the next {@code 2 x bound} this JVM answers so at once, without waiting again.
  *
  * <p>A lease asks for {@code max(cost, lease size)} (a tenth of the cluster limit by default): ten round trips per
  * window per busy node at most, and at most a lease per node unspent (the under-admission bound).
@@ -250,38 +247,6 @@ public final class ClusterGate implements AutoCloseable
                 System.currentTimeMillis());
             default -> downUntil.set(a, now + 2 * boundNanos);
         }
-    }
-
-    /**
-     * A probe's cluster part, without network I/O: the cluster as the node last heard it. While the node's lease
-     * is marked drained, what checks could take now is at most its balance, and a check of cost 1 that balance
-     * cannot cover waits until the mark ends; otherwise the node's answer stands.
-     */
-    Probe probe(final Doors doors, final CharSequence identifier, final Action action, final Probe node)
-    {
-        final Resolved found;
-        try
-        {
-            found = doors.table().peek(Entry.KIND_LEASE, action, identifier);
-        }
-        catch (final TableBusyException ex)
-        {
-            return node;
-        }
-        if (found == null)
-        {
-            return node;
-        }
-        final Entry entry = found.entry();
-        final long balance = entry.leaseBalanceVolatile();
-        final long emptyMs = LeaseBalance.emptyForMs(entry, ticker.nanos() / 1_000_000L);
-        if (emptyMs == 0 || !entry.isCurrentAcquire(found.generation()))
-        {
-            return node;
-        }
-        final long remaining = Math.min(node.remaining(), balance);
-        return new Probe(node.limit(), remaining, remaining >= 1 ? node.retryAfterMs() :
-            Math.max(node.retryAfterMs(), emptyMs), node.resetMs());
     }
 
     /**

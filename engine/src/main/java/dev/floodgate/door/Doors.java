@@ -21,7 +21,8 @@ import java.util.List;
  * <p>A warm check costs one acquire load of the policy generation (a window check a second one, after its
  * claim), one load of this process's slot, acquire loads of the entry's generation (lines only a publish or a
  * reclaim writes), a clock read and one compare-and-set on the mapped file: no Chronicle Map lookup, no lock,
- * no allocation. A cold check (first sight of a key in this process, an evicted slot, an entry the janitor
+ * no allocation. A check of an action with a cluster quota adds one compare-and-set on its lease entry
+ * ({@link ClusterGate}). A cold check (first sight of a key in this process, an evicted slot, an entry the janitor
  * tombstoned, or a bucket whose units belong to an older policy version) resolves the entry in the table under
  * its segment lock and caches it.
  *

@@ -43,9 +43,42 @@ public final class Probes
     private static Probe clustered(final Doors doors, final CharSequence identifier, final Action action,
         final Probe node)
     {
-        return doors.clustered(action) && node.limit() != 0 ? doors.cluster.probe(doors, identifier, action, node) :
-            node;
+        return doors.clustered(action) && node.limit() != 0 ? cluster(doors, identifier, action, node) : node;
     }
+
+    /**
+     * A probe's cluster part, without network I/O: the cluster as the node last heard it. While the node's lease
+     * is marked drained, what checks could take now is at most its balance, and a check of cost 1 that balance
+     * cannot cover waits until the mark ends; otherwise the node's answer stands.
+     */
+    private static Probe cluster(final Doors doors, final CharSequence identifier, final Action action,
+        final Probe node)
+    {
+        final Resolved found;
+        try
+        {
+            found = doors.table().peek(Entry.KIND_LEASE, action, identifier);
+        }
+        catch (final TableBusyException ex)
+        {
+            return node;
+        }
+        if (found == null)
+        {
+            return node;
+        }
+        final Entry entry = found.entry();
+        final long balance = entry.leaseBalanceVolatile();
+        final long emptyMs = LeaseBalance.emptyForMs(entry, doors.ticker.nanos() / 1_000_000L);
+        if (emptyMs == 0 || !entry.isCurrentAcquire(found.generation()))
+        {
+            return node;
+        }
+        final long remaining = Math.min(node.remaining(), balance);
+        return new Probe(node.limit(), remaining, remaining >= 1 ? node.retryAfterMs() :
+            Math.max(node.retryAfterMs(), emptyMs), node.resetMs());
+    }
+
 
     private static Probe nodeBucket(final Doors doors, final CharSequence identifier, final Action action)
     {

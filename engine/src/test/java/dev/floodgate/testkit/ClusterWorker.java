@@ -92,7 +92,8 @@ public final class ClusterWorker
                 worker.join();
             }
             System.out.println("RESULT admitted=" + admitted.get() + " checks=" + checks.get() + " errors=" +
-                errors.get() + " maxMs=" + TimeUnit.NANOSECONDS.toMillis(maxNanos.get()) + " retry100=" + unavailable.get());
+                errors.get() + " maxMs=" + TimeUnit.NANOSECONDS.toMillis(maxNanos.get()) + " retry100=" +
+                unavailable.get());
             System.out.flush();
         }
     }
