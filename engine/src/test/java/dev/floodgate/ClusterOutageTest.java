@@ -44,8 +44,9 @@ class ClusterOutageTest
             assertTrue(!config.clusterFallsBackLocal(Action.AUTH) && config.clusterFallsBackLocal(Action.PUBLISH));
             try (Floodgate gate = Floodgate.open(config))
             {
-                assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH));
-                assertEquals(Floodgate.ADMITTED, gate.checkLimit("alice", Action.PUBLISH));
+                // the premise, a lease held by each: a loaded host may answer the first checks before Redis does
+                awaitAdmitted(gate, "10.0.0.1", Action.AUTH);
+                awaitAdmitted(gate, "alice", Action.PUBLISH);
 
                 redis.kill9();
                 final long[] auth = hammer(gate, "10.0.0.1", Action.AUTH);
@@ -60,21 +61,17 @@ class ClusterOutageTest
                     "bound: AUTH " + auth[3] + " ms, PUBLISH " + publish[3] + " ms");
 
                 redis.restart();
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (gate.checkLimit("10.0.0.2", Action.AUTH) != Floodgate.ADMITTED)
-                {
-                    assertTrue(System.nanoTime() - deadline < 0, "AUTH leases resumed within 30 s");
-                    Thread.sleep(20);
-                }
+                awaitAdmitted(gate, "10.0.0.2", Action.AUTH); // AUTH leases resume
                 long admitted = 0;
                 for (int i = 0; i < 200; i++)
                 {
                     admitted += gate.checkLimit("bob", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
                 }
-                assertTrue(admitted >= 5 && admitted <= CLUSTER_LIMIT + 10, "PUBLISH is held to the cluster " +
+                // a few may be admitted by the local fallback while bob's first lease is slower than a check waits
+                assertTrue(admitted >= 5 && admitted <= CLUSTER_LIMIT + 20, "PUBLISH is held to the cluster " +
                     "quota again, not the node's: " + admitted);
 
-                // a stalled server answers nothing: each lease ends unavailable at its 50 ms bound
+                // a stalled server answers nothing: each check gives up on its lease at 50 ms
                 redis.pause();
                 final long[] stalled;
                 try
@@ -90,6 +87,18 @@ class ClusterOutageTest
                 assertTrue(stalled[2] > 0 && stalled[3] <= CHECK_BOUND_MS, "refused per fallback, no check waited " +
                     "past the bound: " + java.util.Arrays.toString(stalled));
             }
+        }
+    }
+
+    /** Checks until one is admitted, at most 30 s: a lease reached the node. */
+    private static void awaitAdmitted(final Floodgate gate, final String identifier, final Action action)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (gate.checkLimit(identifier, action) != Floodgate.ADMITTED)
+        {
+            assertTrue(System.nanoTime() - deadline < 0, action + " " + identifier + " got a lease within 30 s");
+            Thread.sleep(20);
         }
     }
 

@@ -31,7 +31,13 @@ final class RedisConnector implements AutoCloseable
     static final int REQUEST_QUEUE = 256;
     /** The longest pause between two attempts to (re)connect: a restarted Redis is used again within about this. */
     static final Duration RETRY = Duration.ofSeconds(1);
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    /**
+     * The bound of a connection attempt and its handshake (HELLO). Six child JVMs beside four CPU hogs on two cores
+     * never finished a handshake within 1 s: Redis answered HELLO, the clients timed out before reading it, and no
+     * lease was ever sent. An attempt runs in the background, never on a check's thread, so a long bound costs
+     * only a slower retry against a Redis that accepts connections and never answers.
+     */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     private final HashedWheelTimer timer;
     private final ClientResources resources;

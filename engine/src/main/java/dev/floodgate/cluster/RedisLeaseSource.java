@@ -19,6 +19,12 @@ public final class RedisLeaseSource implements LeaseSource
      * fallback. A Redis that is down costs this wait once, at open; checks never wait for it.
      */
     static final Duration CONNECT_WAIT = Duration.ofSeconds(5);
+    /**
+     * The bound of a lease: a check waits for one at most 50 ms ({@code ClusterGate}), but the lease itself may
+     * take longer and its grant is still committed. At 50 ms for both, a loaded host (load 14 on two cores) timed
+     * out most leases and refused nearly every clustered check although Redis had granted the tokens.
+     */
+    static final Duration LEASE_TIMEOUT = Duration.ofSeconds(1);
 
     private final RedisLeases leases;
     private final ClusterLimit[] limits;
@@ -41,7 +47,7 @@ public final class RedisLeaseSource implements LeaseSource
             this.limits[a] = limits[a] == 0 || windowsMs[a] == 0 ? null : new ClusterLimit(limits[a], windowsMs[a]);
         }
         this.node = node;
-        this.leases = RedisLeases.open(uri);
+        this.leases = RedisLeases.open(uri, LEASE_TIMEOUT);
         try
         {
             leases.awaitConnected(CONNECT_WAIT);

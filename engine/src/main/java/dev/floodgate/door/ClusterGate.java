@@ -18,14 +18,22 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Warm</b>: one compare-and-set on the lease's balance, no network I/O. When the balance left falls below
  * half a lease, the check that wins the refill word starts one asynchronous lease, whose grant is committed when
- * it completes. <b>Short</b> (a cold key, or spent faster than refilled): the check waits for ONE lease, bounded
- * by the source's bound (50 ms for Redis), either its own or the node's fetch in flight, then spends once more.
- * Waiting rather than refusing at once, because a cold key would otherwise be refused on its first check on every
- * node. A lease granted short of what it asked means the cluster's bucket is drained: the lease entry then says
+ * it completes. <b>Short</b> (a cold key, or spent faster than refilled): the check makes sure one lease is in
+ * flight (its own, or the node's fetch already under way) and waits for it at most {@link #CHECK_WAIT_NANOS}
+ * (50 ms, the bound a check already has for a held segment), then spends once more. Waiting rather than refusing
+ * at once, because a cold key would otherwise be refused on its first check on every node.
+ *
+ * <p><b>Two bounds</b>: a check waits at most 50 ms; a lease may take up to the source's bound (1 s for Redis)
+ * and its grant is committed whenever it arrives. They were one 50 ms bound at first: on a loaded host (load 14
+ * on two cores) most round trips took longer, every lease timed out, and the nodes refused nearly every check
+ * although Redis had granted the tokens. A check that waited its 50 ms without a lease answers the action's
+ * fallback; its lease still lands in the balance for the next check.
+ *
+ * <p>A lease granted short of what it asked means the cluster's bucket is drained: the lease entry then says
  * when it will hold half a lease again, and until then every JVM of the node refuses a check its balance cannot
- * cover at once, with that time as the retry-after, and asks Redis nothing. <b>Redis unavailable</b>: the
- * action's fallback answers, local (admit on the node's quota alone) or a refusal with the short retry-after;
- * for the next {@code 2 x bound} this JVM answers so at once, without waiting again.
+ * cover at once, with that time as the retry-after, and asks Redis nothing. <b>Redis unavailable</b> (the lease
+ * ended without an answer): the action's fallback answers, local (admit on the node's quota alone) or a refusal
+ * with the short retry-after; for the next {@code 2 x 50 ms} this JVM answers so at once, without asking again.
  *
  * <p>A lease asks for {@code max(cost, lease size)} (a tenth of the cluster limit by default): ten round trips per
  * window per busy node at most, and at most a lease per node unspent (the under-admission bound).
@@ -36,8 +44,13 @@ import java.util.concurrent.locks.LockSupport;
 public final class ClusterGate implements AutoCloseable
 {
     static final int KIND = Entry.KIND_LEASE << 8;
-    /** A fetch in flight this long is presumed dead and taken over: far beyond the source's bound. */
-    private static final long TAKEOVER_BOUNDS = 20;
+    /**
+     * A fetch in flight this many source bounds is presumed dead (its JVM killed or frozen) and taken over: a live
+     * fetcher's completion, which releases the word, runs at the latest at one bound.
+     */
+    private static final long TAKEOVER_BOUNDS = 3;
+    /** The longest a check waits for a lease: the bound a check already has for a held segment. */
+    static final long CHECK_WAIT_NANOS = 50_000_000L;
     private static final long WAIT_STEP_NANOS = 100_000L;
 
     private final LeaseSource source;
@@ -123,7 +136,7 @@ public final class ClusterGate implements AutoCloseable
 
     private static final long RESOLVE = Long.MIN_VALUE;
 
-    /** The balance cannot cover the cost: wait for one lease, bounded, then spend once more. */
+    /** The balance cannot cover the cost: wait for one lease, at most {@link #CHECK_WAIT_NANOS}, then spend once more. */
     private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost)
     {
         final int a = action.ordinal();
@@ -138,25 +151,15 @@ public final class ClusterGate implements AutoCloseable
         {
             return emptyMs; // the cluster's bucket was drained moments ago: no round trip to hear it again
         }
-        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, TAKEOVER_BOUNDS * boundNanos, pid);
-        if (claim != 0)
+        final CompletableFuture<Void> own = fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), now);
+        final long deadline = now + CHECK_WAIT_NANOS;
+        if (own != null)
         {
-            final long sequence = LeaseBalance.sequence(entry);
-            final long want = Math.max(cost, leaseSize[a]);
-            final LeaseSource.Grant grant = await(source.lease(action, identifier.toString(), sequence, want));
-            try
-            {
-                commit(slot, action, sequence, want, grant);
-            }
-            finally
-            {
-                LeaseBalance.releaseRefill(entry, slot.generation, claim);
-            }
+            awaitUntil(own, deadline);
         }
         else
         {
-            // another thread of the node fetches: wait for it as long as a fetch may take
-            final long deadline = now + boundNanos + boundNanos / 4;
+            // another thread of the node fetches: wait for it, as long as this check may wait
             while (entry.leaseRefillVolatile() != 0 && entry.leaseBalanceVolatile() < cost &&
                 ticker.nanos() - deadline < 0)
             {
@@ -174,12 +177,17 @@ public final class ClusterGate implements AutoCloseable
             return RESOLVE;
         }
         final long later = ticker.nanos();
-        if (later - downUntil.get(a) < 0)
+        final long waitMs = LeaseBalance.emptyForMs(entry, later / 1_000_000L);
+        if (waitMs > 0)
+        {
+            return waitMs;
+        }
+        // Redis said nothing within the check's bound (unavailable, or slower than 50 ms): no lease to spend
+        if (later - downUntil.get(a) < 0 || entry.leaseRefillVolatile() != 0)
         {
             return fallback(action);
         }
-        final long waitMs = LeaseBalance.emptyForMs(entry, later / 1_000_000L);
-        return waitMs > 0 ? waitMs : retryAfterMs;
+        return retryAfterMs; // the lease came and other checks spent it first
     }
 
     /** Starts one asynchronous lease when the balance left is under half a lease and no fetch is in flight. */
@@ -196,22 +204,35 @@ public final class ClusterGate implements AutoCloseable
         {
             return;
         }
+        fetch(slot, identifier, action, leaseSize[a], now);
+    }
+
+    /**
+     * Starts one asynchronous lease of {@code want} tokens when this thread wins the refill word; its completion
+     * commits the answer, whenever it comes within the source's bound, and releases the word.
+     *
+     * @return the commit's stage, or null when another fetch holds the word (or the entry changed).
+     */
+    private CompletableFuture<Void> fetch(final QuotaSlot slot, final CharSequence identifier, final Action action,
+        final long want, final long now)
+    {
+        final Entry entry = slot.entry;
         final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, TAKEOVER_BOUNDS * boundNanos, pid);
         if (claim == 0)
         {
-            return;
+            return null;
         }
         final long sequence = LeaseBalance.sequence(entry);
-        source.lease(action, identifier.toString(), sequence, leaseSize[a]).whenComplete((grant, error) ->
+        return source.lease(action, identifier.toString(), sequence, want).handle((grant, error) ->
         {
             final Object held = owner.get();
             if (held == null)
             {
-                return; // the engine is gone and its file may be unmapped: write nothing
+                return null; // the engine is gone and its file may be unmapped: write nothing
             }
             try
             {
-                commit(slot, action, sequence, leaseSize[a], grant != null ? grant :
+                commit(slot, action, sequence, want, grant != null ? grant :
                     new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0));
             }
             finally
@@ -219,7 +240,8 @@ public final class ClusterGate implements AutoCloseable
                 LeaseBalance.releaseRefill(entry, slot.generation, claim);
                 Reference.reachabilityFence(held);
             }
-        });
+            return (Void)null;
+        }).toCompletableFuture();
     }
 
     /**
@@ -245,7 +267,7 @@ public final class ClusterGate implements AutoCloseable
             }
             case LeaseSource.STALE -> LeaseBalance.skipStale(slot.entry, slot.generation, sequence,
                 System.currentTimeMillis());
-            default -> downUntil.set(a, now + 2 * boundNanos);
+            default -> downUntil.set(a, now + 2 * CHECK_WAIT_NANOS);
         }
     }
 
@@ -267,21 +289,20 @@ public final class ClusterGate implements AutoCloseable
         return local[action.ordinal()] ? CheckResult.ADMITTED : retryAfterMs;
     }
 
-    private LeaseSource.Grant await(final java.util.concurrent.CompletionStage<LeaseSource.Grant> stage)
+    /** Waits for {@code commit} until {@code deadline} (monotonic ns) at most; it then goes on without this check. */
+    private void awaitUntil(final CompletableFuture<Void> commit, final long deadline)
     {
         try
         {
-            // the source completes within its bound; the margin only guards against a broken one
-            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
-            return future.get(2 * boundNanos, TimeUnit.NANOSECONDS);
+            commit.get(Math.max(0, deadline - ticker.nanos()), TimeUnit.NANOSECONDS);
         }
-        catch (final Exception ex)
+        catch (final InterruptedException ex)
         {
-            if (ex instanceof InterruptedException)
-            {
-                Thread.currentThread().interrupt();
-            }
-            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
+            Thread.currentThread().interrupt();
+        }
+        catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex)
+        {
+            // slower than the check may wait, or a broken source: the check answers without this lease
         }
     }
 
