@@ -2,11 +2,11 @@ package dev.floodgate.door;
 
 import dev.floodgate.Action;
 import dev.floodgate.Ticker;
+import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.Entry;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
@@ -52,6 +52,7 @@ public final class ClusterGate implements AutoCloseable
     private final long pid = ProcessHandle.current().pid();
     /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
     private final AtomicLongArray downUntil;
+    private final ClusterCounters counters;
 
     /**
      * @param source       the lease service.
@@ -79,6 +80,25 @@ public final class ClusterGate implements AutoCloseable
         this.retryAfterMs = retryAfterMs;
         this.boundNanos = TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
         this.downUntil = new AtomicLongArray(leaseSize.length);
+        this.counters = new ClusterCounters(leaseSize.length);
+    }
+
+    /** @return this process's counts of cluster refusals and fallbacks. */
+    public ClusterCounters counters()
+    {
+        return counters;
+    }
+
+    /** Adds this process's cluster counts since the last flush, and its client's totals, to the node's. */
+    public void flush(final ClusterCounterRegion region)
+    {
+        counters.flush(region, source.totals());
+    }
+
+    /** @return this process's lease source: its totals and its connection. */
+    public LeaseSource source()
+    {
+        return source;
     }
 
     /** @return whether checks of {@code action} need the cluster's admission. */
@@ -136,14 +156,14 @@ public final class ClusterGate implements AutoCloseable
         final long emptyMs = LeaseBalance.emptyForMs(entry, now / 1_000_000L);
         if (emptyMs > 0)
         {
-            return emptyMs; // the cluster's bucket was drained moments ago: no round trip to hear it again
+            return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
         }
         final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, TAKEOVER_BOUNDS * boundNanos, pid);
         if (claim != 0)
         {
             final long sequence = LeaseBalance.sequence(entry);
             final long want = Math.max(cost, leaseSize[a]);
-            final LeaseSource.Grant grant = await(source.lease(action, identifier.toString(), sequence, want));
+            final LeaseSource.Grant grant = LeaseSource.await(source.lease(action, identifier.toString(), sequence, want), 2 * boundNanos);
             try
             {
                 commit(slot, action, sequence, want, grant);
@@ -179,7 +199,13 @@ public final class ClusterGate implements AutoCloseable
             return fallback(action);
         }
         final long waitMs = LeaseBalance.emptyForMs(entry, later / 1_000_000L);
-        return waitMs > 0 ? waitMs : retryAfterMs;
+        return refused(a, waitMs > 0 ? waitMs : retryAfterMs);
+    }
+
+    private long refused(final int action, final long retryAfter)
+    {
+        counters.increment(action, ClusterCounters.REFUSED);
+        return retryAfter;
     }
 
     /** Starts one asynchronous lease when the balance left is under half a lease and no fetch is in flight. */
@@ -264,25 +290,9 @@ public final class ClusterGate implements AutoCloseable
 
     private long fallback(final Action action)
     {
-        return local[action.ordinal()] ? CheckResult.ADMITTED : retryAfterMs;
-    }
-
-    private LeaseSource.Grant await(final java.util.concurrent.CompletionStage<LeaseSource.Grant> stage)
-    {
-        try
-        {
-            // the source completes within its bound; the margin only guards against a broken one
-            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
-            return future.get(2 * boundNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (final Exception ex)
-        {
-            if (ex instanceof InterruptedException)
-            {
-                Thread.currentThread().interrupt();
-            }
-            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
-        }
+        final int a = action.ordinal();
+        counters.increment(a, local[a] ? ClusterCounters.FALLBACK_LOCAL : ClusterCounters.FALLBACK_REFUSED);
+        return local[a] ? CheckResult.ADMITTED : retryAfterMs;
     }
 
     @Override
