@@ -30,7 +30,8 @@ import java.util.concurrent.Callable;
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Prints the table's header, entry counts by kind and action, table-full and degraded " +
-        "checks, the table guard, janitor runs and reaps, and how many processes are attached; as text, JSON " +
+        "checks, the table guard, janitor runs and reaps, how many processes are attached, and the node's " +
+        "cluster quota (leases held, tokens unused, round trips, cluster refusals, fallbacks); as text, JSON " +
         "or the Prometheus text format.",
         "Reads the file read-only, without any lock: needs only read permission."})
 public final class StatsCommand implements Callable<Integer>
@@ -125,6 +126,7 @@ public final class StatsCommand implements Callable<Integer>
         counts.print(out);
         out.println();
         out.printf("processes    %d attached%n", report.attached());
+        ClusterLines.print(out, report.cluster());
     }
 
     /**
@@ -188,5 +190,6 @@ public final class StatsCommand implements Callable<Integer>
                 .endObject();
         }
         json.endObject();
+        ClusterLines.write(json, report.cluster());
     }
 }
