@@ -53,6 +53,7 @@ class ClusterStatsCommandTest
             assertEquals(2, cluster.get("refused").asLong(), "dan's refusals by the cluster");
             assertEquals(0, cluster.get("fallbacksRefused").asLong() + cluster.get("fallbacksLocal").asLong());
             assertEquals(2, stats.at("/actions/dashboard_api/refused").asLong(), "refused, by the cluster");
+            assertEquals(3, stats.at("/actions/publish/leases").asLong(), stats::toString);
             assertEquals(1, stats.at("/actions/auth/refused").asLong(), "refused, by the node");
             assertTrue(cluster.get("connection").asText().contains("floodgate.cluster.connected"), cluster::toString);
 

@@ -110,15 +110,16 @@ public final class StatsCommand implements Callable<Integer>
         out.printf("guards       %,d segment guards held now, %,d dead holders taken over, %,d waits given up%n",
             c.guardsHeld(), c.guardRepairs(), c.guardTimeouts());
         out.println();
-        final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "TABLE-FULL",
-            "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
-            new boolean[] {false, true, true, true, true, true, true, true, true, true});
+        final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "LEASES",
+            "TABLE-FULL", "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
+            new boolean[] {false, true, true, true, true, true, true, true, true, true, true});
         for (final Action action : Action.values())
         {
             final dev.floodgate.Stats.Checks checks = report.checks().get(action);
             counts.row(ActionConverter.name(action), String.format("%,d", report.count(EntryKind.BUCKET, action)),
                 String.format("%,d", report.count(EntryKind.WINDOW, action)),
                 String.format("%,d", report.count(EntryKind.BLOCKED, action)),
+                String.format("%,d", report.count(EntryKind.LEASE, action)),
                 String.format("%,d", c.tableFull().get(action)), String.format("%,d", c.degraded().get(action)),
                 String.format("%,d", checks.admitted()), String.format("%,d", checks.refused()),
                 String.format("%,d", checks.shadowed()), String.format("%,d", checks.never()));
@@ -181,6 +182,7 @@ public final class StatsCommand implements Callable<Integer>
                 .field("buckets", report.count(EntryKind.BUCKET, action))
                 .field("windows", report.count(EntryKind.WINDOW, action))
                 .field("blocked", report.count(EntryKind.BLOCKED, action))
+                .field("leases", report.count(EntryKind.LEASE, action))
                 .field("tableFull", c.tableFull().get(action))
                 .field("degraded", c.degraded().get(action))
                 .field("admitted", report.checks().get(action).admitted())
