@@ -33,7 +33,8 @@ final class ClusterFigures
         {
             final int a = action.ordinal();
             checks.put(action, gate == null ? new ClusterStats.Checks(0, 0, 0) : new ClusterStats.Checks(
-                gate.counters().sum(a, ClusterCounters.REFUSED), gate.counters().sum(a, ClusterCounters.FALLBACK_REFUSED),
+                gate.counters().sum(a, ClusterCounters.REFUSED),
+                gate.counters().sum(a, ClusterCounters.FALLBACK_REFUSED),
                 gate.counters().sum(a, ClusterCounters.FALLBACK_LOCAL)));
         }
         return new ClusterStats.Process(connection(gate), totals.roundTrips(), totals.tokensLeased(),

@@ -163,7 +163,8 @@ public final class ClusterGate implements AutoCloseable
         {
             final long sequence = LeaseBalance.sequence(entry);
             final long want = Math.max(cost, leaseSize[a]);
-            final LeaseSource.Grant grant = LeaseSource.await(source.lease(action, identifier.toString(), sequence, want), 2 * boundNanos);
+            final LeaseSource.Grant grant =
+                LeaseSource.await(source.lease(action, identifier.toString(), sequence, want), 2 * boundNanos);
             try
             {
                 commit(slot, action, sequence, want, grant);

@@ -36,6 +36,7 @@ public enum EntryKind
                 return kind;
             }
         }
-        throw new IllegalArgumentException("unknown kind '" + text + "': expected one of bucket, window, blocked, lease");
+        throw new IllegalArgumentException("unknown kind '" + text +
+            "': expected one of bucket, window, blocked, lease");
     }
 }

@@ -59,7 +59,8 @@ class ClusterStatsCommandTest
 
             final Cli.Result text = Cli.run("stats", "--file", table.toString());
             System.out.println(text.out());
-            assertTrue(text.out().contains("cluster      5 leases held, 33 tokens leased and unused\n"), text::toString);
+            assertTrue(text.out().contains("cluster      5 leases held, 33 tokens leased and unused\n"),
+                text::toString);
             assertTrue(text.out().contains(" " + trips + " round trips, 42 tokens leased"), text::toString);
             assertTrue(text.out().contains("2 refused by the cluster; fallbacks: 0 refused, 0 admitted locally"),
                 text::toString);

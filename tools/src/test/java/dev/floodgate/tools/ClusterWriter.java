@@ -32,7 +32,8 @@ public final class ClusterWriter
             .limit(Action.DASHBOARD_API, 1_000, 60_000).clusterRedisUri(args[1])
             .clusterLimit(Action.PUBLISH, 100, 60_000).clusterLease(Action.PUBLISH, 10)
             .clusterFallbackLocal(Action.PUBLISH, true)
-            .clusterLimit(Action.AUTH, 100, 60_000).clusterLease(Action.AUTH, 10).clusterFallbackLocal(Action.AUTH, false)
+            .clusterLimit(Action.AUTH, 100, 60_000).clusterLease(Action.AUTH, 10)
+            .clusterFallbackLocal(Action.AUTH, false)
             .clusterLimit(Action.DASHBOARD_API, 2, 60_000).clusterLease(Action.DASHBOARD_API, 2)
             .clusterFallbackLocal(Action.DASHBOARD_API, false).build();
         final Path go = Path.of(args[2]);
@@ -61,7 +62,8 @@ public final class ClusterWriter
             {
                 Thread.sleep(1);
             }
-            expect(gate.checkLimit("erin", Action.AUTH) == config.clusterRetryAfterMs(), "erin, the fallback's refusal");
+            expect(gate.checkLimit("erin", Action.AUTH) == config.clusterRetryAfterMs(),
+                "erin, the fallback's refusal");
             expect(gate.checkLimit("frank", Action.PUBLISH) == Floodgate.ADMITTED, "frank, admitted locally");
             figures = gate.processCluster();
         }

@@ -96,7 +96,8 @@ public final class PrometheusText
             c.tokensUnused()));
         metrics.add(counter("floodgate_cluster_round_trips", "commands sent to Redis by every process",
             c.roundTrips()));
-        metrics.add(counter("floodgate_cluster_tokens_leased", "tokens granted to the node's leases", c.tokensLeased()));
+        metrics.add(counter("floodgate_cluster_tokens_leased", "tokens granted to the node's leases",
+            c.tokensLeased()));
         metrics.add(counter("floodgate_cluster_tokens_refunded", "tokens the node gave back", c.tokensRefunded()));
         metrics.add(counter("floodgate_cluster_unavailable", "lease calls with no answer within their bound",
             c.unavailable()));
