@@ -3,6 +3,7 @@ package dev.floodgate;
 import dev.floodgate.door.CheckCounters;
 import dev.floodgate.door.ClusterGate;
 import dev.floodgate.door.Doors;
+import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
@@ -41,6 +42,7 @@ final class Attachment
     private final BackgroundAgent agent;
     private final CheckCounters counters;
     private final ClusterGate cluster; // null without a cluster quota
+    private final ClusterCounterRegion clusterRegion;
 
     private Attachment(final Object owner, final FloodgateConfig config, final QuotaTable table)
     {
@@ -49,7 +51,9 @@ final class Attachment
         this.cluster = config.hasClusterQuota() ? ClusterWiring.gate(owner, config, table.header()) : null;
         this.counterRegion = new CounterRegion(table.header());
         this.counters = new CheckCounters(Action.values().length);
-        this.agent = new BackgroundAgent(owner, config, table, counters, counterRegion);
+        this.clusterRegion = new ClusterCounterRegion(table.header());
+        this.agent = new BackgroundAgent(owner, config, table, counters, counterRegion,
+            cluster == null ? () -> { } : () -> cluster.flush(clusterRegion));
         final long[] unreachable = new long[Action.values().length];
         for (final Action action : Action.values())
         {
@@ -141,6 +145,18 @@ final class Attachment
         return Map.copyOf(checks);
     }
 
+    /** @return this process's cluster figures, from the heap; null without a cluster quota. */
+    ClusterGate cluster()
+    {
+        return cluster;
+    }
+
+    /** @return the node's cluster counters in the file. */
+    ClusterCounterRegion clusterRegion()
+    {
+        return clusterRegion;
+    }
+
     /** @return entries reaped by a janitor pass run now, on the caller's thread. */
     int cleanup()
     {
@@ -157,6 +173,7 @@ final class Attachment
         if (cluster != null)
         {
             cluster.close(); // leases in flight end unavailable and write nothing once the owner is gone
+            cluster.flush(clusterRegion); // the last counts, those of the leases closing ended included
         }
         table.detach();
     }

@@ -38,6 +38,8 @@ final class BackgroundAgent
     private final QuotaTable table;
     private final CheckCounters counters;
     private final CounterRegion counterRegion;
+    /** Adds this process's cluster counts to the node's (nothing without a cluster quota). */
+    private final Runnable clusterFlush;
     private final ProcessRegistry registry;
     private final int registrySlot;
     private final CoarseClock clock;
@@ -48,8 +50,9 @@ final class BackgroundAgent
 
     /** Registers this process in the file and starts the clock thread; {@link #startJanitor} follows. */
     BackgroundAgent(final Object owner, final FloodgateConfig config, final QuotaTable table,
-        final CheckCounters counters, final CounterRegion counterRegion)
+        final CheckCounters counters, final CounterRegion counterRegion, final Runnable clusterFlush)
     {
+        this.clusterFlush = clusterFlush;
         this.owner = owner;
         this.config = config;
         this.table = table;
@@ -92,6 +95,7 @@ final class BackgroundAgent
     void flushCounters()
     {
         counters.flush(counterRegion, registrySlot);
+        clusterFlush.run();
     }
 
     /** A check found the table full: run a janitor pass now, on the janitor thread, unless one is pending. */
@@ -131,6 +135,7 @@ final class BackgroundAgent
     {
         registry.heartbeat(registrySlot, config.ticker().nanos());
         counters.flush(counterRegion, registrySlot);
+        clusterFlush.run();
     }
 
     private void scheduledCleanup()

@@ -290,7 +290,9 @@ public final class Floodgate implements AutoCloseable
      */
     public Stats stats()
     {
-        return TableAdmin.stats(keeper.attached().table(), checks());
+        final Attachment attachment = keeper.attached();
+        final Map<Action, Stats.Checks> checks = attachment.checks(); // flushes this process's cluster counts too
+        return TableAdmin.stats(attachment.table(), checks, ClusterFigures.connection(attachment.cluster()));
     }
 
     /**
@@ -314,6 +316,19 @@ public final class Floodgate implements AutoCloseable
     public Map<Action, Stats.Checks> processChecks()
     {
         return keeper.attached().processChecks();
+    }
+
+    /**
+     * This process's cluster-quota figures (issue 12), read from its heap without touching the file: its
+     * connection to Redis, its client's round trips and tokens, and per action its checks the cluster refused or
+     * answered by the fallback. Zeros and {@code NONE} without a cluster quota. {@link Stats#cluster()} is the
+     * node's.
+     *
+     * @return this instance's cluster figures.
+     */
+    public ClusterStats.Process processCluster()
+    {
+        return ClusterFigures.process(keeper.attached().cluster());
     }
 
     /**

@@ -22,6 +22,9 @@ import java.util.Map;
  * @param attachedProcesses processes that have the file open.
  * @param fileBytes        the file's size.
  * @param checks           per action, checks by every process since the file was created (see {@link Checks}).
+ * @param cluster          the node's cluster-quota figures: leases held, tokens unused, round trips, fallbacks
+ *                         ({@link ClusterStats.Node#NONE} on a node that never leased).
+ * @param clusterConnection this process's connection to the cluster's Redis ({@code NONE} without a cluster quota).
  */
 public record Stats(
     long buckets,
@@ -38,7 +41,9 @@ public record Stats(
     long revived,
     int attachedProcesses,
     long fileBytes,
-    Map<Action, Checks> checks)
+    Map<Action, Checks> checks,
+    ClusterStats.Node cluster,
+    ClusterStats.Connection clusterConnection)
 {
     /**
      * One action's check counters, summed over every process that has had the file open (each process's

@@ -89,13 +89,15 @@ final class TableAdmin
     }
 
     /** See {@link Floodgate#stats}. Entry counts are not a snapshot across segments. */
-    static Stats stats(final QuotaTable table, final Map<Action, Stats.Checks> checks)
+    static Stats stats(final QuotaTable table, final Map<Action, Stats.Checks> checks,
+        final ClusterStats.Connection connection)
     {
         try (FloodgateReader reader = FloodgateReader.open(table.file()))
         {
             final long[] counts = new long[EntryKind.values().length];
             long tombstoned = 0;
-            for (final TableEntry entry : reader.entries())
+            final List<TableEntry> entries = reader.entries();
+            for (final TableEntry entry : entries)
             {
                 if (entry.tombstoned())
                 {
@@ -110,7 +112,7 @@ final class TableAdmin
             return new Stats(counts[EntryKind.BUCKET.ordinal()], counts[EntryKind.WINDOW.ordinal()],
                 counts[EntryKind.BLOCKED.ordinal()], tombstoned, table.capacity(), table.shards(),
                 Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
-                c.revived(), reader.attachedProcesses(), table.fileSize(), checks);
+                c.revived(), reader.attachedProcesses(), table.fileSize(), checks, reader.cluster(entries), connection);
         }
     }
 }

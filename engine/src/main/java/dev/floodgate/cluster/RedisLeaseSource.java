@@ -82,6 +82,19 @@ public final class RedisLeaseSource implements LeaseSource
         return leases.timeoutMs();
     }
 
+    @Override
+    public Totals totals()
+    {
+        final LeaseCounters c = leases.counters();
+        return new Totals(c.roundTrips(), c.tokensLeased(), c.tokensRefunded(), c.unavailable());
+    }
+
+    @Override
+    public boolean connected()
+    {
+        return leases.isConnected();
+    }
+
     /** @return the client's running totals (round trips, tokens leased), for tests and meters. */
     public LeaseCounters counters()
     {

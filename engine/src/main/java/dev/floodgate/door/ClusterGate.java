@@ -2,11 +2,11 @@ package dev.floodgate.door;
 
 import dev.floodgate.Action;
 import dev.floodgate.Ticker;
+import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.Entry;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
@@ -65,6 +65,7 @@ public final class ClusterGate implements AutoCloseable
     private final long pid = ProcessHandle.current().pid();
     /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
     private final AtomicLongArray downUntil;
+    private final ClusterCounters counters;
 
     /**
      * @param source       the lease service.
@@ -92,6 +93,25 @@ public final class ClusterGate implements AutoCloseable
         this.retryAfterMs = retryAfterMs;
         this.boundNanos = TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
         this.downUntil = new AtomicLongArray(leaseSize.length);
+        this.counters = new ClusterCounters(leaseSize.length);
+    }
+
+    /** @return this process's counts of cluster refusals and fallbacks. */
+    public ClusterCounters counters()
+    {
+        return counters;
+    }
+
+    /** Adds this process's cluster counts since the last flush, and its client's totals, to the node's. */
+    public void flush(final ClusterCounterRegion region)
+    {
+        counters.flush(region, source.totals());
+    }
+
+    /** @return this process's lease source: its totals and its connection. */
+    public LeaseSource source()
+    {
+        return source;
     }
 
     /** @return whether checks of {@code action} need the cluster's admission. */
@@ -149,7 +169,7 @@ public final class ClusterGate implements AutoCloseable
         final long emptyMs = LeaseBalance.emptyForMs(entry, now / 1_000_000L);
         if (emptyMs > 0)
         {
-            return emptyMs; // the cluster's bucket was drained moments ago: no round trip to hear it again
+            return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
         }
         final CompletableFuture<Void> own = fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), now);
         final long deadline = now + CHECK_WAIT_NANOS;
@@ -180,14 +200,20 @@ public final class ClusterGate implements AutoCloseable
         final long waitMs = LeaseBalance.emptyForMs(entry, later / 1_000_000L);
         if (waitMs > 0)
         {
-            return waitMs;
+            return refused(a, waitMs);
         }
         // Redis said nothing within the check's bound (unavailable, or slower than 50 ms): no lease to spend
         if (later - downUntil.get(a) < 0 || entry.leaseRefillVolatile() != 0)
         {
             return fallback(action);
         }
-        return retryAfterMs; // the lease came and other checks spent it first
+        return refused(a, retryAfterMs); // the lease came and other checks spent it first
+    }
+
+    private long refused(final int action, final long retryAfter)
+    {
+        counters.increment(action, ClusterCounters.REFUSED);
+        return retryAfter;
     }
 
     /** Starts one asynchronous lease when the balance left is under half a lease and no fetch is in flight. */
@@ -286,7 +312,9 @@ public final class ClusterGate implements AutoCloseable
 
     private long fallback(final Action action)
     {
-        return local[action.ordinal()] ? CheckResult.ADMITTED : retryAfterMs;
+        final int a = action.ordinal();
+        counters.increment(a, local[a] ? ClusterCounters.FALLBACK_LOCAL : ClusterCounters.FALLBACK_REFUSED);
+        return local[a] ? CheckResult.ADMITTED : retryAfterMs;
     }
 
     /** Waits for {@code commit} until {@code deadline} (monotonic ns) at most; it then goes on without this check. */

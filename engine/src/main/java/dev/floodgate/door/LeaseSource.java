@@ -3,6 +3,7 @@ package dev.floodgate.door;
 import dev.floodgate.Action;
 
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where a node leases its cluster quota's tokens: the seam between the doors and the cluster's client, in JDK
@@ -40,10 +41,58 @@ public interface LeaseSource extends AutoCloseable
      */
     CompletionStage<Grant> lease(Action action, String identifier, long sequence, long want);
 
+    /**
+     * A source's running totals since it was opened, each exact once its calls have returned.
+     *
+     * @param roundTrips     commands sent to the server (a script sent whole after the server lost it is a second).
+     * @param tokensLeased   tokens granted by leases applied (a replayed answer is not counted again).
+     * @param tokensRefunded tokens given back by refunds applied.
+     * @param unavailable    calls that got no answer within the bound.
+     */
+    record Totals(long roundTrips, long tokensLeased, long tokensRefunded, long unavailable)
+    {
+        /** Nothing counted. */
+        public static final Totals NONE = new Totals(0, 0, 0, 0);
+    }
+
+    /** @return this source's running totals; none by default. */
+    default Totals totals()
+    {
+        return Totals.NONE;
+    }
+
+    /** @return whether the source's connection is up now (a lease may still fail the next moment). */
+    default boolean connected()
+    {
+        return false;
+    }
+
     /** @return the bound of every lease, in milliseconds. */
     long timeoutMs();
 
     /** Closes the connection; leases in flight end {@link #UNAVAILABLE}. */
     @Override
     void close();
+
+    /**
+     * Waits for a lease at most {@code maxNanos}: a source completes within its bound, the margin above it only
+     * guards against a broken one.
+     *
+     * @return the grant, {@link #UNAVAILABLE} if none came in time (or the wait was interrupted).
+     */
+    static Grant await(final CompletionStage<Grant> stage, final long maxNanos)
+    {
+        try
+        {
+            return stage.toCompletableFuture().get(maxNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (final Exception ex)
+        {
+            if (ex instanceof InterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            return new Grant(UNAVAILABLE, 0, 0);
+        }
+    }
 }

@@ -23,6 +23,13 @@ import java.util.function.ToLongFunction;
  * (gauges), {@code floodgate.table.full} and {@code floodgate.checks.unreachable} (counters, tag
  * {@code action}), {@code floodgate.janitor.reaped} (counter).</li>
  * </ul>
+ * With a cluster quota (issue 12), registered only then (see {@link ClusterMeters}): this process's
+ * {@code floodgate.cluster.refused} (tag {@code action}), {@code floodgate.cluster.fallbacks} (tags {@code action},
+ * {@code fallback} = {@code refuse|local}), {@code floodgate.cluster.round.trips},
+ * {@code floodgate.cluster.tokens.leased}, {@code floodgate.cluster.unavailable} (counters) and
+ * {@code floodgate.cluster.connected} (gauge, 1 or 0); the node's {@code floodgate.cluster.leases} and
+ * {@code floodgate.cluster.tokens.unused} (gauges). A check the cluster refused is also counted
+ * {@code refused} in {@code floodgate.checks}.
  * The node's figures walk the table, so one read serves every node meter for a second (the registry polls
  * them one by one). After the {@code Floodgate} is closed every meter reads NaN (a node meter within the
  * second its last read is kept). Thread-safe.
@@ -64,15 +71,25 @@ public final class FloodgateMetrics implements MeterBinder
                 .register(registry);
         }
         Gauge.builder("floodgate.table.entries", this, m -> m.node(s -> s.buckets() + s.windowCounters() +
-                s.blockedEntries() + s.tombstoned()))
+                s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()))
             .description("entries in the node's table, tombstoned included").register(registry);
         Gauge.builder("floodgate.table.capacity", this, m -> m.node(Stats::capacity))
             .description("entries the node's table holds").register(registry);
         Gauge.builder("floodgate.table.occupancy", this, m -> m.nodeRatio(s -> (double)(s.buckets() +
-                s.windowCounters() + s.blockedEntries() + s.tombstoned()) / s.capacity()))
+                s.windowCounters() + s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()) / s.capacity()))
             .description("entries over capacity").register(registry);
         FunctionCounter.builder("floodgate.janitor.reaped", this, m -> m.node(Stats::reaped))
             .description("entries the janitors of every process removed").register(registry);
+        if (floodgate.config().hasClusterQuota())
+        {
+            ClusterMeters.bind(registry, this, floodgate);
+        }
+    }
+
+    /** @return a figure of the node's, from a read at most a second old; NaN once closed. */
+    double nodeFigure(final ToLongFunction<Stats> figure)
+    {
+        return node(figure);
     }
 
     private double process(final Action action, final int outcome)

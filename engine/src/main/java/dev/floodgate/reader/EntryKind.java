@@ -2,7 +2,7 @@ package dev.floodgate.reader;
 
 import java.util.Locale;
 
-/** The three kinds of quota entry. */
+/** The kinds of quota entry. */
 public enum EntryKind
 {
     /** A token bucket of {@code checkLimit}. */
@@ -10,7 +10,9 @@ public enum EntryKind
     /** A sharded window of {@code checkLimitInCaller}. */
     WINDOW,
     /** A blocked counter: refusals of one identifier and action. */
-    BLOCKED;
+    BLOCKED,
+    /** A node's lease of a cluster quota's tokens (issue 12): the balance leased and not yet spent. */
+    LEASE;
 
     private final String label = name().toLowerCase(Locale.ROOT);
 
@@ -34,6 +36,7 @@ public enum EntryKind
                 return kind;
             }
         }
-        throw new IllegalArgumentException("unknown kind '" + text + "': expected one of bucket, window, blocked");
+        throw new IllegalArgumentException("unknown kind '" + text +
+            "': expected one of bucket, window, blocked, lease");
     }
 }

@@ -5,7 +5,8 @@ package dev.floodgate.reader;
  * arithmetic under the file's policy ({@link FloodgateReader#state}). Fields that do not apply to the entry's
  * kind are -1 (arrays empty).
  *
- * @param tokens       bucket: whole tokens the next check would find; -1 when the units are unreadable.
+ * @param tokens       bucket: whole tokens the next check would find; -1 when the units are unreadable. Lease: its
+ *                     balance, tokens leased from the cluster and not yet spent.
  * @param capacity     bucket: the limit of those tokens (the policy's, once the next check converts).
  * @param nextTokenNs  bucket: nanoseconds to the next token, 0 when full.
  * @param windowLimit  window: the limit of the regime the current window belongs to (0: the action is off).

@@ -1,9 +1,11 @@
 package dev.floodgate.reader;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.FloodgatePolicy;
 import dev.floodgate.Stats;
 import dev.floodgate.door.EntryArithmetic;
+import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.FloodgateFileException;
@@ -136,6 +138,33 @@ public final class FloodgateReader implements AutoCloseable
         return new CounterRegion(header).checksVolatile();
     }
 
+    /**
+     * The node's cluster-quota figures: the lease entries among {@code entries} (a walk of this reader) and the
+     * counters every JVM of the node adds to the file.
+     *
+     * @param entries entries from {@link #entries}.
+     * @return live leases, their unused balance, and the node's cluster counters.
+     */
+    public ClusterStats.Node cluster(final List<TableEntry> entries)
+    {
+        long held = 0;
+        long unused = 0;
+        for (final TableEntry entry : entries)
+        {
+            if (entry.kind() == EntryKind.LEASE && !entry.tombstoned())
+            {
+                held++;
+                unused += entry.leaseBalance();
+            }
+        }
+        final ClusterCounterRegion c = new ClusterCounterRegion(header);
+        return new ClusterStats.Node(held, unused, c.totalVolatile(ClusterCounterRegion.ROUND_TRIPS),
+            c.totalVolatile(ClusterCounterRegion.TOKENS_LEASED), c.totalVolatile(ClusterCounterRegion.TOKENS_REFUNDED),
+            c.totalVolatile(ClusterCounterRegion.UNAVAILABLE), c.totalVolatile(ClusterCounterRegion.REFUSED),
+            c.totalVolatile(ClusterCounterRegion.FALLBACKS_REFUSED),
+            c.totalVolatile(ClusterCounterRegion.FALLBACKS_LOCAL));
+    }
+
     /** @return the table-wide counters and the table guard's record. */
     public TableCounters counters()
     {
@@ -246,6 +275,10 @@ public final class FloodgateReader implements AutoCloseable
                     nowNanos);
                 return new EntryState(-1, -1, -1, window.limit(), window.windowMs(), window.used(), window.shardUsed(),
                     window.shardCap(), window.nanosLeft(), -1, age);
+            }
+            case LEASE ->
+            {
+                return new EntryState(entry.leaseBalance(), -1, -1, -1, -1, -1, none, none, -1, -1, age);
             }
             default ->
             {

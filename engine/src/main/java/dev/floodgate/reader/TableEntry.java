@@ -21,10 +21,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * @param unitsVersion     the policy version a bucket's units belong to.
  * @param createdNanos     creation, monotonic ns.
  * @param touchedNanos     last refusal (or creation), monotonic ns.
- * @param stateWord        a bucket's TAT word; 0 for other kinds.
+ * @param stateWord        a bucket's TAT word; a lease's balance (tokens leased, not yet spent); 0 for other kinds.
  * @param shardWords       a window's shard words, or a blocked counter's stripes; empty for buckets.
  * @param shardNewest      a window's shards' newest window numbers, each read after its word (the word's
  *                         window number reads against it); empty for other kinds.
+ * @param leaseSequence    a lease's next sequence number (the node's next request for the bucket); 0 for other
+ *                         kinds.
  */
 public record TableEntry(
     EntryKind kind,
@@ -40,12 +42,19 @@ public record TableEntry(
     long touchedNanos,
     long stateWord,
     long[] shardWords,
-    long[] shardNewest)
+    long[] shardNewest,
+    long leaseSequence)
 {
     /** @return true when the stored label is a prefix of a longer identifier. */
     public boolean labelCut()
     {
         return identifierLength > label.length();
+    }
+
+    /** @return a lease's balance: tokens leased from the cluster and not yet spent; 0 for other kinds. */
+    public long leaseBalance()
+    {
+        return kind == EntryKind.LEASE ? stateWord : 0;
     }
 
     /** @return a blocked counter's refusals (the sum of its stripes); 0 for other kinds. */
@@ -74,7 +83,7 @@ public record TableEntry(
     {
         final byte code = key[KeyHasher.KIND_INDEX];
         final Entry entry = new Entry(value);
-        if (code < Entry.KIND_BUCKET || code > Entry.KIND_BLOCKED ||
+        if (code < Entry.KIND_BUCKET || code > Entry.KIND_LEASE ||
             entry.length() != EntryLayout.valueLength(code, shards) || entry.kind() != code)
         {
             return null;
@@ -85,7 +94,8 @@ public record TableEntry(
             return null;
         }
         final long generation = entry.generationVolatile();
-        final long[] words = new long[code == Entry.KIND_BUCKET ? 0 : shards];
+        final boolean lease = code == Entry.KIND_LEASE;
+        final long[] words = new long[code == Entry.KIND_BUCKET || lease ? 0 : shards];
         final long[] newest = new long[code == Entry.KIND_WINDOW ? shards : 0];
         for (int shard = 0; shard < words.length; shard++)
         {
@@ -98,7 +108,7 @@ public record TableEntry(
         return new TableEntry(EntryKind.values()[code - Entry.KIND_BUCKET], Action.fromOrdinal(ordinal),
             entry.label(), entry.identifierLength(), generation, generation == Entry.TOMBSTONE,
             entry.limitVolatile(), entry.windowMsVolatile(), entry.unitsVersionVolatile() & 0xFFFF_FFFFL,
-            entry.createdNanos(), entry.touchedVolatile(), code == Entry.KIND_BUCKET ? entry.bucketTatVolatile() : 0,
-            words, newest);
+            entry.createdNanos(), entry.touchedVolatile(), code == Entry.KIND_BUCKET ? entry.bucketTatVolatile() :
+            lease ? entry.leaseBalanceVolatile() : 0, words, newest, lease ? entry.leaseSequenceVolatile() : 0);
     }
 }

@@ -37,6 +37,7 @@ package dev.floodgate.store;
  *    192    janitor runs | reaped | tombstoned | revived | entry count [JANITOR_RUNS_OFFSET]
  *    256    table-full events per action [TABLE_FULL_OFFSET]; 320 degraded checks per action
  *    384    policy generation [POLICY_GENERATION_OFFSET]
+ *    448    the node's cluster counters (issue 12) [CLUSTER_COUNTERS_OFFSET]             ClusterCounterRegion
  *    512    process slots: MAX_PROCESSES x PROCESS_STRIDE (64 x 64) [PROCESSES_OFFSET]    ProcessRegistry
  *    4608   policy records 0 and 1: each FORMAT_ACTIONS x POLICY_ACTION_STRIDE (5 x 128)  PolicyRegion
  *           [POLICY_RECORDS_OFFSET, POLICY_RECORD_LENGTH]
@@ -44,7 +45,7 @@ package dev.floodgate.store;
  *           [RETIRED_COUNTERS_OFFSET, PROCESS_COUNTERS_OFFSET]
  *    LENGTH = PROCESS_COUNTERS_OFFSET + MAX_PROCESSES x COUNTERS_STRIDE (18368)
  *
- *  the value of a quota key (last key byte = kind 1 bucket, 2 window, 3 blocked):     EntryLayout
+ *  the value of a quota key (last key byte = kind 1 bucket, 2 window, 3 blocked, 4 lease): EntryLayout
  *    0      line 0: generation, kind, action, units, created, touched, state (the check's words)
  *    64     line 1: tombstone time, identifier length, label
  *    128    [SHARDS_OFFSET] one 64-byte line per shard (windows and blocked counters only)

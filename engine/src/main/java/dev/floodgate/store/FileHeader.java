@@ -34,6 +34,9 @@ import org.agrona.concurrent.AtomicBuffer;
  *  +---------------------------------------------------------------+
  *  |                 Policy generation (64): 0 = none published    | 384  line 6: read by every check
  *  +---------------------------------------------------------------+
+ *  |  Cluster counters: round trips | tokens leased | refunded |    | 448  line 7: the node's cluster
+ *  |    unavailable | refused | fallbacks refused | local | (0)    |       totals, {@link ClusterCounterRegion}
+ *  +---------------------------------------------------------------+
  *  |  Process slot 0 (64 bytes): owner word (slot, token) | pid |   | 512  lines 8..71
  *  |    start ms | heartbeat ns | attached ns | resumed ns        |
  *  |  ... {@link #MAX_PROCESSES} slots                             |
@@ -57,7 +60,10 @@ import org.agrona.concurrent.AtomicBuffer;
  * liveness to kernel locks ({@link ProcessRegistry}) and the guards to one per segment ({@link TableGuard}):
  * a version-3 engine would trust pids and a node-wide guard, so the versions must not share a file. Version 5
  * widened a window shard's count to 42 bits (byte-scale quotas) beside a newest window number: a version-4
- * engine would read the counts as window numbers.
+ * engine would read the counts as window numbers. The cluster counters of line 7 came within version 5, without a
+ * bump: that line was zero in every version-5 file (the record is written from a zeroed array), zero is what
+ * they mean before any lease, and a version-5 engine that does not know them never reads or writes the line,
+ * so sharing a file with one only leaves its leases uncounted ({@link ClusterCounterRegion}).
  */
 public final class FileHeader
 {
@@ -84,6 +90,8 @@ public final class FileHeader
     public static final int TABLE_FULL_OFFSET = 256;
     public static final int DEGRADED_OFFSET = 320;
     public static final int POLICY_GENERATION_OFFSET = 384;
+    /** Line 7: the node's cluster counters, laid out by {@link ClusterCounterRegion}. */
+    public static final int CLUSTER_COUNTERS_OFFSET = 448;
     public static final int PROCESSES_OFFSET = 512;
     public static final int PROCESS_STRIDE = 64;
     public static final int PROCESS_OWNER = 0;

@@ -28,7 +28,8 @@ import java.util.function.Function;
  * (read-only, no lock) and shown with the doors' own arithmetic under the file's policy.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true,
-    description = {"Prints every entry of the table: kind, identifier, action, state and age.",
+    description = {"Prints every entry of the table: kind, identifier, action, state and age (a cluster " +
+        "quota's lease: its balance, tokens leased and unspent, and the next sequence number).",
         "Reads the file read-only, without any lock: it never delays a check and needs only read permission."})
 public final class DumpCommand implements Callable<Integer>
 {
@@ -134,6 +135,8 @@ public final class DumpCommand implements Callable<Integer>
                 }
                 return text.append("], window ").append(Durations.nanos(state.windowMs() * 1_000_000L))
                     .append(", ").append(Durations.nanos(state.windowLeftNs())).append(" left").toString();
+            case LEASE:
+                return entry.leaseBalance() + " tokens leased, unspent; next seq " + entry.leaseSequence();
             default:
                 return state.blocked() + " refused";
         }
@@ -178,6 +181,7 @@ public final class DumpCommand implements Callable<Integer>
                     }
                     json.endArray().field("windowLeftMs", ceilMs(s.windowLeftNs()));
                 }
+                case LEASE -> json.field("balance", entry.leaseBalance()).field("sequence", entry.leaseSequence());
                 default -> json.field("blocked", s.blocked());
             }
             json.endObject();

@@ -18,7 +18,7 @@ public final class EntryFilter
     private String identifier;
 
     @Option(names = "--kind", paramLabel = "KIND", converter = KindConverter.class,
-        description = "Only this kind: bucket, window, blocked.")
+        description = "Only this kind: bucket, window, blocked, lease.")
     private EntryKind kind;
 
     /**

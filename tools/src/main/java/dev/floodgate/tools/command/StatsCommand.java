@@ -30,7 +30,8 @@ import java.util.concurrent.Callable;
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Prints the table's header, entry counts by kind and action, table-full and degraded " +
-        "checks, the table guard, janitor runs and reaps, and how many processes are attached; as text, JSON " +
+        "checks, the table guard, janitor runs and reaps, how many processes are attached, and the node's " +
+        "cluster quota (leases held, tokens unused, round trips, cluster refusals, fallbacks); as text, JSON " +
         "or the Prometheus text format.",
         "Reads the file read-only, without any lock: needs only read permission."})
 public final class StatsCommand implements Callable<Integer>
@@ -109,15 +110,16 @@ public final class StatsCommand implements Callable<Integer>
         out.printf("guards       %,d segment guards held now, %,d dead holders taken over, %,d waits given up%n",
             c.guardsHeld(), c.guardRepairs(), c.guardTimeouts());
         out.println();
-        final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "TABLE-FULL",
-            "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
-            new boolean[] {false, true, true, true, true, true, true, true, true, true});
+        final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "LEASES",
+            "TABLE-FULL", "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
+            new boolean[] {false, true, true, true, true, true, true, true, true, true, true});
         for (final Action action : Action.values())
         {
             final dev.floodgate.Stats.Checks checks = report.checks().get(action);
             counts.row(ActionConverter.name(action), String.format("%,d", report.count(EntryKind.BUCKET, action)),
                 String.format("%,d", report.count(EntryKind.WINDOW, action)),
                 String.format("%,d", report.count(EntryKind.BLOCKED, action)),
+                String.format("%,d", report.count(EntryKind.LEASE, action)),
                 String.format("%,d", c.tableFull().get(action)), String.format("%,d", c.degraded().get(action)),
                 String.format("%,d", checks.admitted()), String.format("%,d", checks.refused()),
                 String.format("%,d", checks.shadowed()), String.format("%,d", checks.never()));
@@ -125,6 +127,7 @@ public final class StatsCommand implements Callable<Integer>
         counts.print(out);
         out.println();
         out.printf("processes    %d attached%n", report.attached());
+        ClusterLines.print(out, report.cluster());
     }
 
     /**
@@ -179,6 +182,7 @@ public final class StatsCommand implements Callable<Integer>
                 .field("buckets", report.count(EntryKind.BUCKET, action))
                 .field("windows", report.count(EntryKind.WINDOW, action))
                 .field("blocked", report.count(EntryKind.BLOCKED, action))
+                .field("leases", report.count(EntryKind.LEASE, action))
                 .field("tableFull", c.tableFull().get(action))
                 .field("degraded", c.degraded().get(action))
                 .field("admitted", report.checks().get(action).admitted())
@@ -188,5 +192,6 @@ public final class StatsCommand implements Callable<Integer>
                 .endObject();
         }
         json.endObject();
+        ClusterLines.write(json, report.cluster());
     }
 }

@@ -1,6 +1,7 @@
 package dev.floodgate.tools.format;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.Stats;
 import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.TableCounters;
@@ -24,7 +25,7 @@ import java.util.function.ToLongFunction;
  * as the Prometheus Java client's snapshots and written by its own {@link PrometheusTextFormatWriter}, never by
  * hand. Names follow the meters of {@code dev.floodgate.metrics.FloodgateMetrics} with underscores; counters
  * get the writer's {@code _total}. Every figure here is the node's (all processes mapping the file). Labels are
- * the action, the outcome and the entry kind, never an identifier.
+ * the action, the outcome, the entry kind and the cluster's fallback, never an identifier.
  */
 public final class PrometheusText
 {
@@ -80,7 +81,35 @@ public final class PrometheusText
         metrics.add(counter("floodgate_janitor_runs", "janitor passes", c.janitorRuns()));
         metrics.add(counter("floodgate_guard_repairs", "guards of dead holders taken over", c.guardRepairs()));
         metrics.add(gauge("floodgate_guards_held", "segment guards held at the moment of reading", c.guardsHeld()));
+        cluster(metrics, report.cluster());
         new PrometheusTextFormatWriter(false).write(out, new MetricSnapshots(metrics), EscapingScheme.UNDERSCORE_ESCAPING);
+    }
+
+    /**
+     * The node's cluster-quota figures (issue 12), over every action (the file keeps no split per action). No
+     * connection gauge: the connection is each broker JVM's ({@code floodgate.cluster.connected} in its meters).
+     */
+    private static void cluster(final List<MetricSnapshot> metrics, final ClusterStats.Node c)
+    {
+        metrics.add(gauge("floodgate_cluster_leases", "lease entries in the node's table", c.leasesHeld()));
+        metrics.add(gauge("floodgate_cluster_tokens_unused", "tokens the node leased and has not spent",
+            c.tokensUnused()));
+        metrics.add(counter("floodgate_cluster_round_trips", "commands sent to Redis by every process",
+            c.roundTrips()));
+        metrics.add(counter("floodgate_cluster_tokens_leased", "tokens granted to the node's leases",
+            c.tokensLeased()));
+        metrics.add(counter("floodgate_cluster_tokens_refunded", "tokens the node gave back", c.tokensRefunded()));
+        metrics.add(counter("floodgate_cluster_unavailable", "lease calls with no answer within their bound",
+            c.unavailable()));
+        metrics.add(counter("floodgate_cluster_refused", "checks refused by the cluster (also refused in " +
+            "floodgate_checks)", c.refused()));
+        metrics.add(CounterSnapshot.builder().name("floodgate_cluster_fallbacks")
+            .help("checks answered by the fallback for want of a lease, by fallback")
+            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("fallback", "refuse"))
+                .value(c.fallbacksRefused()).build())
+            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("fallback", "local"))
+                .value(c.fallbacksLocal()).build())
+            .build());
     }
 
     private static CounterSnapshot perAction(final String name, final String help,

@@ -1,6 +1,7 @@
 package dev.floodgate.tools.table;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.Stats;
 import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FileIdentity;
@@ -23,6 +24,8 @@ import java.util.Map;
  * @param attached   processes attached now.
  * @param entries    every entry, tombstoned included.
  * @param unreadable entries the walk skipped (torn by a writer, or damaged).
+ * @param cluster    the node's cluster-quota figures: its lease entries in {@code entries} and the counters
+ *                   every JVM of the node adds to the file (this reader is not connected to Redis).
  */
 public record TableReading(
     String file,
@@ -31,7 +34,8 @@ public record TableReading(
     Map<Action, Stats.Checks> checks,
     int attached,
     List<TableEntry> entries,
-    long unreadable)
+    long unreadable,
+    ClusterStats.Node cluster)
 {
     /**
      * @param reader an open reader.
@@ -41,7 +45,7 @@ public record TableReading(
     {
         final List<TableEntry> entries = reader.entries();
         return new TableReading(reader.file().toString(), reader.identity(), reader.counters(), reader.checks(),
-            reader.attachedProcesses(), entries, reader.unreadableEntries());
+            reader.attachedProcesses(), entries, reader.unreadableEntries(), reader.cluster(entries));
     }
 
     /** @return live (not tombstoned) entries. */

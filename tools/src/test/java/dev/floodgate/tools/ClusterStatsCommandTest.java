@@ -1,0 +1,156 @@
+package dev.floodgate.tools;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.LocalRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code floodgate stats} ({@code --json}, {@code --prometheus}) and {@code dump} on the table of a broker JVM with
+ * cluster quotas ({@link ClusterWriter}), against a real redis-server: the CLI, a separate process never connected
+ * to Redis, shows the leases the node holds, their unused tokens (the sum of the lease entries' balances
+ * {@code dump} shows), round trips equal to the broker's client's count and to the server's, and refusals by the
+ * cluster and by the fallback (Redis killed) apart from the node's own.
+ */
+@Timeout(120)
+class ClusterStatsCommandTest
+{
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void statsAndDumpShowTheNodesLeasesRoundTripsClusterRefusalsAndFallbacks() throws Exception
+    {
+        final Path table = dir.resolve("node.map");
+        final Path go = dir.resolve("go");
+        try (LocalRedis redis = LocalRedis.start();
+            ChildJvm broker = ChildJvm.start(ClusterWriter.class, table.toString(), redis.uri(), go.toString()))
+        {
+            final long trips = figure(broker.awaitLine("PHASE1 ", 60), "roundTrips");
+            final JsonNode stats = statsJson(table);
+            final JsonNode cluster = stats.get("cluster");
+            assertEquals(5, cluster.get("leasesHeld").asLong(), cluster::toString);
+            // PUBLISH leased 10 three times and spent 3, 2, 1; AUTH 10, spent 1; DASHBOARD_API 2, spent
+            assertEquals(33, cluster.get("tokensUnused").asLong(), cluster::toString);
+            assertEquals(leaseBalances(table), cluster.get("tokensUnused").asLong(), "the sum of dump's balances");
+            assertEquals(trips, cluster.get("roundTrips").asLong(), "the broker's client's count");
+            assertEquals(scriptCalls(redis), trips, "the server's count");
+            assertEquals(42, cluster.get("tokensLeased").asLong(), cluster::toString);
+            assertEquals(2, cluster.get("refused").asLong(), "dan's refusals by the cluster");
+            assertEquals(0, cluster.get("fallbacksRefused").asLong() + cluster.get("fallbacksLocal").asLong());
+            assertEquals(2, stats.at("/actions/dashboard_api/refused").asLong(), "refused, by the cluster");
+            assertEquals(3, stats.at("/actions/publish/leases").asLong(), stats::toString);
+            assertEquals(1, stats.at("/actions/auth/refused").asLong(), "refused, by the node");
+            assertTrue(cluster.get("connection").asText().contains("floodgate.cluster.connected"), cluster::toString);
+
+            final Cli.Result text = Cli.run("stats", "--file", table.toString());
+            System.out.println(text.out());
+            assertTrue(text.out().contains("cluster      5 leases held, 33 tokens leased and unused\n"),
+                text::toString);
+            assertTrue(text.out().contains(" " + trips + " round trips, 42 tokens leased"), text::toString);
+            assertTrue(text.out().contains("2 refused by the cluster; fallbacks: 0 refused, 0 admitted locally"),
+                text::toString);
+
+            final Cli.Result prometheus = Cli.run("stats", "--prometheus", "--file", table.toString());
+            assertEquals(0, prometheus.code(), prometheus::toString);
+            assertEquals(5, sample(prometheus.out(), "floodgate_cluster_leases"), prometheus::toString);
+            assertEquals(33, sample(prometheus.out(), "floodgate_cluster_tokens_unused"));
+            assertEquals(trips, sample(prometheus.out(), "floodgate_cluster_round_trips_total"));
+            assertEquals(2, sample(prometheus.out(), "floodgate_cluster_refused_total"));
+            assertEquals(2, sample(prometheus.out(),
+                "floodgate_checks_total{action=\"dashboard_api\",outcome=\"refused\"}"));
+            assertEquals(5, sample(prometheus.out(), "floodgate_table_entries{action=\"publish\",kind=\"lease\"}") +
+                sample(prometheus.out(), "floodgate_table_entries{action=\"auth\",kind=\"lease\"}") +
+                sample(prometheus.out(), "floodgate_table_entries{action=\"dashboard_api\",kind=\"lease\"}"));
+
+            final Cli.Result dump = Cli.run("dump", "--kind", "lease", "--file", table.toString());
+            assertTrue(dump.out().contains("7 tokens leased, unspent; next seq "), dump::toString);
+            assertTrue(dump.out().contains("5 entries\n"), dump::toString);
+
+            // Redis killed: erin's AUTH check is refused by the fallback, frank's PUBLISH admitted locally
+            redis.kill9();
+            Files.createFile(go);
+            final String done = broker.awaitLine("DONE ", 60);
+            assertEquals(0, broker.awaitExit(30), broker::transcript);
+            final JsonNode after = statsJson(table);
+            final JsonNode down = after.get("cluster");
+            assertEquals(1, down.get("fallbacksRefused").asLong(), down::toString);
+            assertEquals(1, down.get("fallbacksLocal").asLong(), down::toString);
+            assertEquals(2, down.get("refused").asLong(), "the fallbacks are not the cluster's refusals");
+            assertEquals(figure(done, "unavailable"), down.get("unavailable").asLong(), done);
+            assertEquals(figure(done, "roundTrips"), down.get("roundTrips").asLong(), done);
+            assertEquals(2, after.at("/actions/auth/refused").asLong(), "carol's by the node, erin's by the fallback");
+            final String closed = Cli.run("stats", "--prometheus", "--file", table.toString()).out();
+            assertEquals(1, sample(closed, "floodgate_cluster_fallbacks_total{fallback=\"refuse\"}"), closed);
+            assertEquals(1, sample(closed, "floodgate_cluster_fallbacks_total{fallback=\"local\"}"), closed);
+        }
+    }
+
+    private static JsonNode statsJson(final Path table) throws IOException
+    {
+        final Cli.Result result = Cli.run("stats", "--json", "--file", table.toString());
+        assertEquals(0, result.code(), result::toString);
+        return JSON.readTree(result.out());
+    }
+
+    /** @return the sum of the live lease entries' balances {@code dump --json} shows. */
+    private static long leaseBalances(final Path table) throws IOException
+    {
+        final Cli.Result dump = Cli.run("dump", "--kind", "lease", "--json", "--file", table.toString());
+        long sum = 0;
+        for (final JsonNode entry : JSON.readTree(dump.out()))
+        {
+            assertEquals("lease", entry.get("kind").asText());
+            assertTrue(entry.get("sequence").asLong() > 0, entry::toString);
+            sum += entry.get("balance").asLong();
+        }
+        return sum;
+    }
+
+    private static long figure(final String line, final String name)
+    {
+        final Matcher m = Pattern.compile(name + "=(\\d+)").matcher(line);
+        assertTrue(m.find(), line);
+        return Long.parseLong(m.group(1));
+    }
+
+    /** @return the value of the sample named exactly so (labels included) in the Prometheus text. */
+    private static long sample(final String text, final String name)
+    {
+        for (final String line : text.split("\n"))
+        {
+            if (line.startsWith(name + " "))
+            {
+                return (long)Double.parseDouble(line.substring(name.length() + 1).trim().split(" ")[0]);
+            }
+        }
+        throw new AssertionError("no sample " + name + " in:\n" + text);
+    }
+
+    /** @return the lease script's calls the server ran (EVALSHA, and EVAL when it loaded the script). */
+    private static long scriptCalls(final LocalRedis redis) throws IOException
+    {
+        final Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)")
+            .matcher(String.valueOf(redis.call("INFO", "commandstats")));
+        long calls = 0;
+        while (m.find())
+        {
+            calls += Long.parseLong(m.group(2));
+        }
+        return calls;
+    }
+}
