@@ -6,7 +6,6 @@ import dev.floodgate.store.Entry;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
@@ -43,6 +42,7 @@ public final class ClusterGate implements AutoCloseable
     private final LeaseSource source;
     private final WeakReference<Object> owner;
     private final Ticker ticker;
+    private final long[] limits;
     private final long[] leaseSize;
     /** Per action, the cluster's ms per token: how long its bucket takes to hold half a lease again. */
     private final double[] msPerToken;
@@ -52,6 +52,7 @@ public final class ClusterGate implements AutoCloseable
     private final long pid = ProcessHandle.current().pid();
     /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
     private final AtomicLongArray downUntil;
+    private final LeaseGiveBack giveBacks;
 
     /**
      * @param source       the lease service.
@@ -71,6 +72,7 @@ public final class ClusterGate implements AutoCloseable
         {
             msPerToken[a] = limits[a] == 0 ? 0 : (double)windowsMs[a] / limits[a];
         }
+        this.limits = limits.clone();
         this.source = source;
         this.owner = new WeakReference<>(owner);
         this.ticker = ticker;
@@ -79,6 +81,7 @@ public final class ClusterGate implements AutoCloseable
         this.retryAfterMs = retryAfterMs;
         this.boundNanos = TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
         this.downUntil = new AtomicLongArray(leaseSize.length);
+        this.giveBacks = new LeaseGiveBack(source, ticker, windowsMs, TAKEOVER_BOUNDS * boundNanos, pid);
     }
 
     /** @return whether checks of {@code action} need the cluster's admission. */
@@ -87,13 +90,31 @@ public final class ClusterGate implements AutoCloseable
         return leaseSize[action.ordinal()] != 0;
     }
 
+    /** @return whether {@code cost} exceeds the cluster limit of {@code action}: no wait would ever admit it. */
+    boolean exceedsLimit(final Action action, final long cost)
+    {
+        final int a = action.ordinal();
+        return leaseSize[a] != 0 && cost > limits[a];
+    }
+
+    /** @return what gives the node's unspent tokens back, idle and at close. */
+    public LeaseGiveBack giveBacks()
+    {
+        return giveBacks;
+    }
+
     /**
      * Spends {@code cost} from the node's lease, after the node's door admitted it.
      *
-     * @return {@link CheckResult#ADMITTED}, or a retry-after in ms (the door then gives its claim back).
+     * @return {@link CheckResult#ADMITTED}, {@link CheckResult#NEVER} for a cost over the cluster limit, or a
+     * retry-after in ms (the door then gives its claim back).
      */
     long admit(final Doors doors, final CharSequence identifier, final int hash, final Action action, final long cost)
     {
+        if (cost > limits[action.ordinal()])
+        {
+            return CheckResult.NEVER; // the doors answer this before claiming; a guard for any other caller
+        }
         final int kindAction = KIND | action.ordinal();
         QuotaSlot slot = doors.slot(identifier, hash, kindAction, action, null, Doors.ANY_VERSION);
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
@@ -141,9 +162,11 @@ public final class ClusterGate implements AutoCloseable
         final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, TAKEOVER_BOUNDS * boundNanos, pid);
         if (claim != 0)
         {
+            giveBacks.remember(slot, action);
             final long sequence = LeaseBalance.sequence(entry);
             final long want = Math.max(cost, leaseSize[a]);
-            final LeaseSource.Grant grant = await(source.lease(action, identifier.toString(), sequence, want));
+            final LeaseSource.Grant grant = LeaseGiveBack.await(source.lease(action, identifier.toString(),
+                sequence, want), 2 * boundNanos);
             try
             {
                 commit(slot, action, sequence, want, grant);
@@ -201,6 +224,7 @@ public final class ClusterGate implements AutoCloseable
         {
             return;
         }
+        giveBacks.remember(slot, action);
         final long sequence = LeaseBalance.sequence(entry);
         source.lease(action, identifier.toString(), sequence, leaseSize[a]).whenComplete((grant, error) ->
         {
@@ -265,24 +289,6 @@ public final class ClusterGate implements AutoCloseable
     private long fallback(final Action action)
     {
         return local[action.ordinal()] ? CheckResult.ADMITTED : retryAfterMs;
-    }
-
-    private LeaseSource.Grant await(final java.util.concurrent.CompletionStage<LeaseSource.Grant> stage)
-    {
-        try
-        {
-            // the source completes within its bound; the margin only guards against a broken one
-            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
-            return future.get(2 * boundNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (final Exception ex)
-        {
-            if (ex instanceof InterruptedException)
-            {
-                Thread.currentThread().interrupt();
-            }
-            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
-        }
     }
 
     @Override

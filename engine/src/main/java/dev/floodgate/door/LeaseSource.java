@@ -40,6 +40,19 @@ public interface LeaseSource extends AutoCloseable
      */
     CompletionStage<Grant> lease(Action action, String identifier, long sequence, long want);
 
+    /**
+     * Gives unspent tokens back to the cluster bucket of (action, identifier). Idempotent as a lease is: the same
+     * sequence with the same tokens is applied at most once, whatever the retries.
+     *
+     * @param sequence the node's sequence number for the bucket, never used before by the node for it (the
+     *                 caller moved its sequence past it first).
+     * @param tokens   tokens given back, at least 1.
+     * @return a stage that completes normally within the source's bound, never exceptionally: {@link #GRANTED}
+     * with {@code tokens} once the server applied it (or replayed it), {@link #STALE} when the server saw a later
+     * sequence and changed nothing, {@link #UNAVAILABLE} when it may or may not have been applied.
+     */
+    CompletionStage<Grant> refund(Action action, String identifier, long sequence, long tokens);
+
     /** @return the bound of every lease, in milliseconds. */
     long timeoutMs();
 
