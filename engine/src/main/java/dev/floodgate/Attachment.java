@@ -173,7 +173,9 @@ final class Attachment
             if (lastOfNode)
             {
                 // the node's last JVM gives its leases' balances back, in about a second at most; a JVM with
-                // siblings leaves the balances to them, which they spend, or give back once idle
+                // siblings leaves the balances to them, which they spend, or give back once idle. Out of the
+                // registry by now, but no other process's janitor can reap these leases meanwhile: it tombstones a
+                // lease only after a day without a refill, and waits a grace period after that
                 cluster.giveBacks().giveBackAll();
             }
             cluster.close(); // leases in flight end unavailable and write nothing once the owner is gone

@@ -19,6 +19,10 @@ import dev.floodgate.store.Entry;
  * node then admits less than the cluster leased it, never more. The refill word holds {@code since ms << 24 |
  * pid}: a word older than the takeover timeout belongs to a fetcher presumed dead.
  *
+ * <p><b>Giving back</b> ({@link LeaseGiveBack}) holds the refill word too: {@link #takeAll} empties the balance by
+ * one compare-and-set, and {@link #reserveSequence} moves the sequence on before the refund is sent with the old
+ * number, so no later lease reuses it.
+ *
  * <p>Stateless; thread-safe across the node's threads and processes.
  */
 final class LeaseBalance
