@@ -63,6 +63,11 @@ final class Attachment
         this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
             agent::requestEmergencyCleanup, unreachable, cluster);
         agent.startJanitor(doors::policy);
+        if (cluster != null)
+        {
+            // the janitor thread may block (bounded) on a refund; a check thread never does
+            agent.schedulePeriodic(cluster.giveBacks()::giveBackIdle, cluster.giveBacks().idlePeriodMs());
+        }
         UNMAPPER.register(owner, table::close); // the action holds the table, never the owner
     }
 
@@ -157,10 +162,18 @@ final class Attachment
         return clusterRegion;
     }
 
-    /** @return entries reaped by a janitor pass run now, on the caller's thread. */
+    /**
+     * @return entries reaped by a janitor pass run now, on the caller's thread, which also gives back the cluster
+     * leases found idle (see {@link dev.floodgate.door.LeaseGiveBack#giveBackIdle}).
+     */
     int cleanup()
     {
-        return agent.cleanupNow();
+        final int reaped = agent.cleanupNow();
+        if (cluster != null)
+        {
+            cluster.giveBacks().giveBackIdle();
+        }
+        return reaped;
     }
 
     /**
@@ -169,9 +182,18 @@ final class Attachment
      */
     void detach()
     {
-        agent.close();
+        final boolean lastOfNode = cluster != null && agent.lastAttached(); // before leaving the registry
+        agent.close(); // interrupts an idle give-back pass in flight: it stops at its next refund
         if (cluster != null)
         {
+            if (lastOfNode)
+            {
+                // the node's last JVM gives its leases' balances back, in about a second at most; a JVM with
+                // siblings leaves the balances to them, which they spend, or give back once idle. Out of the
+                // registry by now, but no other process's janitor can reap these leases meanwhile: it tombstones a
+                // lease only after a day without a refill, and waits a grace period after that
+                cluster.giveBacks().giveBackAll();
+            }
             cluster.close(); // leases in flight end unavailable and write nothing once the owner is gone
             cluster.flush(clusterRegion); // the last counts, those of the leases closing ended included
         }

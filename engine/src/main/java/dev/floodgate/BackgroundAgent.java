@@ -85,6 +85,34 @@ final class BackgroundAgent
             config.cleanupIntervalMs(), TimeUnit.MILLISECONDS);
     }
 
+    /** Runs {@code task} on the janitor thread every {@code periodMs}, after the first period. */
+    void schedulePeriodic(final Runnable task, final long periodMs)
+    {
+        janitorThread.scheduleWithFixedDelay(() ->
+        {
+            try
+            {
+                task.run();
+            }
+            catch (final RuntimeException ex)
+            {
+                if (!closed)
+                {
+                    LOG.log(System.Logger.Level.ERROR, "periodic task over " + config.file() + " failed", ex);
+                }
+            }
+        }, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * @return whether this is the only live process attached to the file (counted before it leaves the
+     * registry): two closing at once may each see the other, and then neither is the last.
+     */
+    boolean lastAttached()
+    {
+        return registry.attached() <= 1;
+    }
+
     /** @return entries reaped by a janitor pass run now, on the caller's thread. */
     int cleanupNow()
     {

@@ -66,6 +66,14 @@ public final class RedisLeaseSource implements LeaseSource
             .thenApply(RedisLeaseSource::grant);
     }
 
+    @Override
+    public CompletionStage<Grant> refund(final Action action, final String identifier, final long sequence,
+        final long tokens)
+    {
+        return leases.refundAsync(LeaseKey.of(action, identifier), limits[action.ordinal()], node, sequence, tokens)
+            .thenApply(RedisLeaseSource::grant);
+    }
+
     private static Grant grant(final Lease lease)
     {
         return switch (lease.outcome())

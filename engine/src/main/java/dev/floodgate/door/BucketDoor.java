@@ -54,7 +54,7 @@ final class BucketDoor
         }
         rule.bucket(action); // throws for a window-only quota, before anything is counted
         final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
-        if (verdict == Doors.OVER)
+        if (verdict == Doors.OVER || doors.overCluster(action, cost))
         {
             return doors.never(identifier, hash, action, rule);
         }

@@ -112,7 +112,7 @@ final class Charges
             }
             final int hash = QuotaCache.hash(c.identifier());
             final long result;
-            if (verdict == Doors.OVER)
+            if (verdict == Doors.OVER || doors.overCluster(c.action(), c.cost()))
             {
                 result = CheckResult.NEVER;
             }

@@ -56,6 +56,7 @@ public final class ClusterGate implements AutoCloseable
     private final LeaseSource source;
     private final WeakReference<Object> owner;
     private final Ticker ticker;
+    private final long[] limits;
     private final long[] leaseSize;
     /** Per action, the cluster's ms per token: how long its bucket takes to hold half a lease again. */
     private final double[] msPerToken;
@@ -66,6 +67,7 @@ public final class ClusterGate implements AutoCloseable
     /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
     private final AtomicLongArray downUntil;
     private final ClusterCounters counters;
+    private final LeaseGiveBack giveBacks;
 
     /**
      * @param source       the lease service.
@@ -85,6 +87,7 @@ public final class ClusterGate implements AutoCloseable
         {
             msPerToken[a] = limits[a] == 0 ? 0 : (double)windowsMs[a] / limits[a];
         }
+        this.limits = limits.clone();
         this.source = source;
         this.owner = new WeakReference<>(owner);
         this.ticker = ticker;
@@ -94,6 +97,7 @@ public final class ClusterGate implements AutoCloseable
         this.boundNanos = TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
         this.downUntil = new AtomicLongArray(leaseSize.length);
         this.counters = new ClusterCounters(leaseSize.length);
+        this.giveBacks = new LeaseGiveBack(source, ticker, windowsMs, TAKEOVER_BOUNDS * boundNanos, pid);
     }
 
     /** @return this process's counts of cluster refusals and fallbacks. */
@@ -120,13 +124,31 @@ public final class ClusterGate implements AutoCloseable
         return leaseSize[action.ordinal()] != 0;
     }
 
+    /** @return whether {@code cost} exceeds the cluster limit of {@code action}: no wait would ever admit it. */
+    boolean exceedsLimit(final Action action, final long cost)
+    {
+        final int a = action.ordinal();
+        return leaseSize[a] != 0 && cost > limits[a];
+    }
+
+    /** @return what gives the node's unspent tokens back, idle and at close. */
+    public LeaseGiveBack giveBacks()
+    {
+        return giveBacks;
+    }
+
     /**
      * Spends {@code cost} from the node's lease, after the node's door admitted it.
      *
-     * @return {@link CheckResult#ADMITTED}, or a retry-after in ms (the door then gives its claim back).
+     * @return {@link CheckResult#ADMITTED}, {@link CheckResult#NEVER} for a cost over the cluster limit, or a
+     * retry-after in ms (the door then gives its claim back).
      */
     long admit(final Doors doors, final CharSequence identifier, final int hash, final Action action, final long cost)
     {
+        if (cost > limits[action.ordinal()])
+        {
+            return CheckResult.NEVER; // the doors answer this before claiming; a guard for any other caller
+        }
         final int kindAction = KIND | action.ordinal();
         QuotaSlot slot = doors.slot(identifier, hash, kindAction, action, null, Doors.ANY_VERSION);
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
@@ -248,6 +270,7 @@ public final class ClusterGate implements AutoCloseable
         {
             return null;
         }
+        giveBacks.remember(slot, action);
         final long sequence = LeaseBalance.sequence(entry);
         return source.lease(action, identifier.toString(), sequence, want).handle((grant, error) ->
         {

@@ -4,6 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.Charge;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.CounterRegion;
+import dev.floodgate.store.Entry;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
 
@@ -150,6 +151,15 @@ public final class Doors
         return cluster != null && cluster.covers(action);
     }
 
+    /**
+     * @return whether {@code cost} exceeds the cluster limit of {@code action}: answered {@link CheckResult#NEVER}
+     * before any claim, as a cost over the node's limit is.
+     */
+    boolean overCluster(final Action action, final long cost)
+    {
+        return cluster != null && cluster.exceedsLimit(action, cost);
+    }
+
     /** @return the table the doors check in. */
     QuotaTable table()
     {
@@ -247,6 +257,10 @@ public final class Doors
         if (slot != null && minVersion != ANY_VERSION && slot.version > minVersion)
         {
             reloadPolicy(); // another process converted under a policy this one has not loaded yet
+        }
+        if (slot != null && kindAction >>> 8 == Entry.KIND_LEASE && cluster != null)
+        {
+            cluster.giveBacks().remember(slot, action); // cold path: every lease this JVM spends is known
         }
         return slot;
     }

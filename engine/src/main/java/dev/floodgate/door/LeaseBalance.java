@@ -19,6 +19,10 @@ import dev.floodgate.store.Entry;
  * node then admits less than the cluster leased it, never more. The refill word holds {@code since ms << 24 |
  * pid}: a word older than the takeover timeout belongs to a fetcher presumed dead.
  *
+ * <p><b>Giving back</b> ({@link LeaseGiveBack}) holds the refill word too: {@link #takeAll} empties the balance by
+ * one compare-and-set, and {@link #reserveSequence} moves the sequence on before the refund is sent with the old
+ * number, so no later lease reuses it.
+ *
  * <p>Stateless; thread-safe across the node's threads and processes.
  */
 final class LeaseBalance
@@ -85,6 +89,40 @@ final class LeaseBalance
                 return true;
             }
         }
+    }
+
+    /**
+     * Takes the whole balance, for a give-back to the cluster: one generation-checked compare-and-set to 0, so a
+     * token is either spent by a check or given back, never both. Call it holding the refill word.
+     *
+     * @return the tokens taken; 0 when the balance was empty or the entry changed (nothing taken).
+     */
+    static long takeAll(final Entry entry, final long generation)
+    {
+        while (true)
+        {
+            final long balance = entry.leaseBalanceVolatile();
+            if (!entry.isCurrentAcquire(generation) || balance <= 0)
+            {
+                return 0;
+            }
+            if (entry.casLeaseBalance(balance, 0))
+            {
+                return balance;
+            }
+        }
+    }
+
+    /**
+     * Moves the sequence from {@code sequence} on by one before a refund is sent with it: a refund is never
+     * retried by another JVM, so its number is spent before the request leaves, and a later lease can never
+     * reuse it (a JVM killed after this step loses the refund's tokens: under-admission).
+     *
+     * @return false when the sequence had moved or the entry changed: send nothing.
+     */
+    static boolean reserveSequence(final Entry entry, final long generation, final long sequence)
+    {
+        return advance(entry, generation, sequence, sequence + 1);
     }
 
     /**

@@ -67,32 +67,23 @@ public interface LeaseSource extends AutoCloseable
         return false;
     }
 
+    /**
+     * Gives unspent tokens back to the cluster bucket of (action, identifier). Idempotent as a lease is: the same
+     * sequence with the same tokens is applied at most once, whatever the retries.
+     *
+     * @param sequence the node's sequence number for the bucket, never used before by the node for it (the
+     *                 caller moved its sequence past it first).
+     * @param tokens   tokens given back, at least 1.
+     * @return a stage that completes normally within the source's bound, never exceptionally: {@link #GRANTED}
+     * with {@code tokens} once the server applied it (or replayed it), {@link #STALE} when the server saw a later
+     * sequence and changed nothing, {@link #UNAVAILABLE} when it may or may not have been applied.
+     */
+    CompletionStage<Grant> refund(Action action, String identifier, long sequence, long tokens);
+
     /** @return the bound of every lease, in milliseconds. */
     long timeoutMs();
 
     /** Closes the connection; leases in flight end {@link #UNAVAILABLE}. */
     @Override
     void close();
-
-    /**
-     * Waits for a lease at most {@code maxNanos}: a source completes within its bound, the margin above it only
-     * guards against a broken one.
-     *
-     * @return the grant, {@link #UNAVAILABLE} if none came in time (or the wait was interrupted).
-     */
-    static Grant await(final CompletionStage<Grant> stage, final long maxNanos)
-    {
-        try
-        {
-            return stage.toCompletableFuture().get(maxNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (final Exception ex)
-        {
-            if (ex instanceof InterruptedException)
-            {
-                Thread.currentThread().interrupt();
-            }
-            return new Grant(UNAVAILABLE, 0, 0);
-        }
-    }
 }

@@ -54,7 +54,7 @@ final class WindowDoor
                 return CheckResult.ADMITTED; // switched off: not counted, not even hashed; it must cost nothing
             }
             final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
-            if (verdict != Doors.CLAIM)
+            if (verdict != Doors.CLAIM || doors.overCluster(action, cost))
             {
                 if (doors.policyRegion.generationAcquire() != policy.generation())
                 {

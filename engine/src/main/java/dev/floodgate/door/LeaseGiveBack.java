@@ -1,0 +1,268 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+import dev.floodgate.Ticker;
+import dev.floodgate.store.Entry;
+
+import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Gives a node's unspent leased tokens back to the cluster's buckets (issue 12): a lease no JVM of the node has
+ * spent from or refilled for one cluster window ({@link #giveBackIdle}, run on the janitor thread), and every
+ * lease this JVM knows when it is the node's last to close ({@link #giveBackAll}).
+ *
+ * <p><b>One give-back</b>, under the entry's protocol (load, generation test, compare-and-set) at every step:
+ * take the lease's refill word (a lease whose refill is in flight is in use: skipped), take the whole balance
+ * with one compare-and-set to 0 ({@link LeaseBalance#takeAll}), move the sequence on first
+ * ({@link LeaseBalance#reserveSequence}), send the refund with the old number and wait for it, then release the
+ * word. <b>Guaranteed under concurrency</b>, across every JVM of the node: a token is spent by a check or given
+ * back, never both (the one compare-and-set decides); the server applies a refund at most once (its sequence is
+ * the node's, used once); holding the refill word keeps the node's requests for the bucket one at a time. A JVM
+ * killed after the compare-and-set loses those tokens, and a refund answered unavailable may or may not have been
+ * applied, so its tokens are not put back: both under-admit, never over. A stale answer changed nothing on the
+ * server: the tokens go back into the balance.
+ *
+ * <p><b>Which leases</b>: those this JVM refilled, remembered at each refill (off the warm path, which allocates
+ * nothing). The table's keys are hashes, so only a JVM that saw a lease's identifier can name its bucket to
+ * Redis; a lease only another JVM refilled is given back by that one, or its balance stays in the file for the
+ * node's next JVM (under-admission until then, bounded by the balance).
+ *
+ * <p><b>Bounded</b>: each refund waits at most twice the source's bound; a pass stops starting give-backs after
+ * {@link #PASS_BUDGET_NANOS} and at the first refund that finds Redis unavailable, so a down Redis costs a pass at
+ * most one bound. Passes are serialised on this object. Thread-safe.
+ */
+public final class LeaseGiveBack
+{
+    /** A pass (and so a close) starts no give-back after this long: 1 s, hundreds of refunds on a LAN. */
+    static final long PASS_BUDGET_NANOS = 1_000_000_000L;
+    /** Idle passes run at least this often... */
+    static final long MIN_PERIOD_MS = 100;
+    /** ...and at most this rarely. */
+    static final long MAX_PERIOD_MS = 60_000;
+
+    private static final int SKIPPED = 0;
+    private static final int GIVEN = 1;
+    private static final int DOWN = 2;
+
+    private final LeaseSource source;
+    private final Ticker ticker;
+    private final long[] windowsNanos;
+    private final long takeoverNanos;
+    private final long pid;
+    private final ConcurrentHashMap<Ref, Watch> known = new ConcurrentHashMap<>();
+
+    /** A lease this JVM refilled. */
+    private record Ref(int kindAction, String identifier)
+    {
+    }
+
+    /** What the idle pass last saw of a lease; read and written only under the pass's lock. */
+    private static final class Watch
+    {
+        final Action action;
+        final QuotaSlot slot;
+        long balance = -1;
+        long touched;
+        long sinceNanos;
+
+        Watch(final Action action, final QuotaSlot slot)
+        {
+            this.action = action;
+            this.slot = slot;
+        }
+    }
+
+    LeaseGiveBack(final LeaseSource source, final Ticker ticker, final long[] windowsMs, final long takeoverNanos,
+        final long pid)
+    {
+        this.source = source;
+        this.ticker = ticker;
+        this.windowsNanos = new long[windowsMs.length];
+        for (int a = 0; a < windowsMs.length; a++)
+        {
+            windowsNanos[a] = TimeUnit.MILLISECONDS.toNanos(windowsMs[a]);
+        }
+        this.takeoverNanos = takeoverNanos;
+        this.pid = pid;
+    }
+
+    /**
+     * @return how often the idle pass should run: half the shortest cluster window, so a lease idle for a window
+     * is given back within a window and a half, between {@link #MIN_PERIOD_MS} and {@link #MAX_PERIOD_MS}.
+     */
+    public long idlePeriodMs()
+    {
+        long shortest = Long.MAX_VALUE;
+        for (final long window : windowsNanos)
+        {
+            shortest = window > 0 ? Math.min(shortest, window / 2_000_000L) : shortest;
+        }
+        return Math.max(MIN_PERIOD_MS, Math.min(MAX_PERIOD_MS, shortest));
+    }
+
+    /** Remembers a lease this JVM is refilling, so that it can be given back. Called on a refill only. */
+    void remember(final QuotaSlot slot, final Action action)
+    {
+        final Ref ref = new Ref(slot.kindAction, slot.identifier);
+        final Watch watch = known.get(ref);
+        if (watch == null || watch.slot.entry != slot.entry || watch.slot.generation != slot.generation)
+        {
+            known.put(ref, new Watch(action, slot));
+        }
+    }
+
+    /**
+     * Gives back each known lease whose balance and refill time no JVM of the node changed for one cluster window
+     * (as seen by this pass and the earlier ones), and forgets leases reclaimed or idle and empty.
+     *
+     * @return the leases given back.
+     */
+    public synchronized int giveBackIdle()
+    {
+        final long start = ticker.nanos();
+        int given = 0;
+        for (final Iterator<Watch> it = known.values().iterator(); it.hasNext(); )
+        {
+            final Watch watch = it.next();
+            final Entry entry = watch.slot.entry;
+            final long balance = entry.leaseBalanceVolatile();
+            final long touched = entry.touchedVolatile();
+            if (!watch.slot.isCurrent())
+            {
+                it.remove(); // reclaimed by the janitor: nothing of it to give back
+                continue;
+            }
+            if (balance != watch.balance || touched != watch.touched || entry.leaseRefillVolatile() != 0)
+            {
+                watch.balance = balance;
+                watch.touched = touched;
+                watch.sinceNanos = start;
+                continue;
+            }
+            if (start - watch.sinceNanos < windowsNanos[watch.action.ordinal()])
+            {
+                continue;
+            }
+            if (balance == 0)
+            {
+                it.remove(); // idle and empty: its next refill remembers it again
+                continue;
+            }
+            if (ticker.nanos() - start >= PASS_BUDGET_NANOS)
+            {
+                break;
+            }
+            final int outcome = giveBack(watch);
+            if (outcome == DOWN)
+            {
+                break;
+            }
+            if (outcome == GIVEN)
+            {
+                given++;
+                it.remove();
+            }
+        }
+        return given;
+    }
+
+    /**
+     * Gives back every known lease's balance (the node's last JVM is closing), within {@link #PASS_BUDGET_NANOS}
+     * plus one refund's wait; stops at the first refund that finds Redis unavailable.
+     *
+     * @return the leases given back.
+     */
+    public synchronized int giveBackAll()
+    {
+        final long start = ticker.nanos();
+        int given = 0;
+        for (final Watch watch : known.values())
+        {
+            if (ticker.nanos() - start >= PASS_BUDGET_NANOS)
+            {
+                break;
+            }
+            if (!watch.slot.isCurrent() || watch.slot.entry.leaseBalanceVolatile() <= 0)
+            {
+                continue;
+            }
+            final int outcome = giveBack(watch);
+            if (outcome == DOWN)
+            {
+                break;
+            }
+            given += outcome == GIVEN ? 1 : 0;
+        }
+        known.clear();
+        return given;
+    }
+
+    /** One give-back, as the class says. @return {@link #GIVEN}, {@link #SKIPPED} or {@link #DOWN}. */
+    private int giveBack(final Watch watch)
+    {
+        final Entry entry = watch.slot.entry;
+        final long generation = watch.slot.generation;
+        final long claim = LeaseBalance.claimRefill(entry, generation, ticker.nanos(), takeoverNanos, pid);
+        if (claim == 0)
+        {
+            return SKIPPED; // a refill in flight: the lease is in use
+        }
+        try
+        {
+            final long tokens = LeaseBalance.takeAll(entry, generation);
+            if (tokens == 0)
+            {
+                return SKIPPED;
+            }
+            final long sequence = LeaseBalance.sequence(entry);
+            if (!LeaseBalance.reserveSequence(entry, generation, sequence))
+            {
+                LeaseBalance.giveBack(entry, generation, tokens); // nothing sent: the tokens are still the node's
+                return SKIPPED;
+            }
+            final LeaseSource.Grant answer = await(source.refund(watch.action, watch.slot.identifier, sequence,
+                tokens), 2 * ClusterGate.CHECK_WAIT_NANOS);
+            switch (answer.status())
+            {
+                case LeaseSource.GRANTED:
+                    return GIVEN;
+                case LeaseSource.STALE:
+                    // the server changed nothing: the tokens are still the node's, and its sequence is behind
+                    LeaseBalance.giveBack(entry, generation, tokens);
+                    LeaseBalance.skipStale(entry, generation, sequence + 1, System.currentTimeMillis());
+                    return SKIPPED;
+                default:
+                    return DOWN; // maybe applied: the tokens are not put back, which can only under-admit
+            }
+        }
+        finally
+        {
+            LeaseBalance.releaseRefill(entry, generation, claim);
+        }
+    }
+
+    /**
+     * @return the stage's answer, or {@link LeaseSource#UNAVAILABLE} after {@code maxNanos} (the source completes
+     * within its bound; the margin only guards against a broken one).
+     */
+    static LeaseSource.Grant await(final CompletionStage<LeaseSource.Grant> stage, final long maxNanos)
+    {
+        try
+        {
+            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
+            return future.get(maxNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (final Exception ex)
+        {
+            if (ex instanceof InterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package dev.floodgate;
+
+import dev.floodgate.cluster.ClusterLimit;
+import dev.floodgate.cluster.Lease;
+import dev.floodgate.cluster.LeaseKey;
+import dev.floodgate.cluster.RedisLeases;
+import dev.floodgate.testkit.LocalRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A node gives its unspent leased tokens back to the cluster's bucket: when its last JVM closes (not while a
+ * sibling still maps the file), when a lease idles for a cluster window, never more than once, and without
+ * hanging a close on a dead Redis. A cost over the cluster limit is answered NEVER without asking Redis.
+ */
+@Timeout(120)
+class ClusterGiveBackTest
+{
+    private static final long LIMIT = 10;
+    private static final long WINDOW_MS = 60_000;
+    private static final long LEASE = 6; // refilled below 3: the tests spend no further
+
+    @TempDir
+    Path dir;
+
+    private FloodgateConfig.Builder config(final LocalRedis redis)
+    {
+        return FloodgateConfig.builder().file(dir.resolve("node.map")).capacity(1_000)
+            .limit(Action.PUBLISH, 1_000, WINDOW_MS).limit(Action.SUBSCRIBE, 1_000, WINDOW_MS)
+            .clusterRedisUri(redis.uri())
+            .clusterLimit(Action.PUBLISH, LIMIT, WINDOW_MS).clusterLease(Action.PUBLISH, LEASE)
+            .clusterLimit(Action.SUBSCRIBE, LIMIT, WINDOW_MS).clusterLease(Action.SUBSCRIBE, LEASE)
+            .clusterFallbackLocal(Action.PUBLISH, false).clusterFallbackLocal(Action.SUBSCRIBE, false);
+    }
+
+    @Test
+    void shouldGiveBackTheBalanceOnlyWhenTheNodesLastJvmCloses() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final FloodgateConfig config = config(redis).build();
+            final Floodgate first = Floodgate.open(config);
+            final Floodgate second = Floodgate.open(config);
+            try
+            {
+                admit(first, null, "alice", 1); // leases 6, spends 1
+                admit(second, null, "alice", 1); // the same balance
+                first.close();
+                assertEquals('L', lastOp(redis, "alice"), "a sibling still maps the file: its balance stays");
+                admit(second, null, "alice", 1); // 3 left
+            }
+            finally
+            {
+                first.close(); // a no-op when closed already
+                second.close();
+            }
+            final String record = nodeRecord(redis, "alice");
+            assertTrue(record.matches("\\d+ R 3 3 0"), "the last JVM gave back the 3 unspent: " + record);
+            // the bucket holds what the node did not spend: 10 - 3, and at most a token of refill since
+            final long left = leaseAll(redis, "alice");
+            assertTrue(left >= LIMIT - 3 && left <= LIMIT - 2, "the bucket after the give-back: " + left);
+        }
+    }
+
+    @Test
+    void shouldGiveBackALeaseIdleForAClusterWindowOnceAndLeaseAgainAfter() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final ManualTicker ticker = new ManualTicker(System.nanoTime());
+            try (Floodgate gate = Floodgate.open(config(redis).ticker(ticker).build()))
+            {
+                admit(gate, ticker, "bob", 1); // leases 6: 5 left
+                gate.cleanup(); // sees the lease
+                ticker.advanceMs(WINDOW_MS - 1);
+                gate.cleanup();
+                assertEquals('L', lastOp(redis, "bob"), "idle for less than a window: kept");
+                admit(gate, ticker, "bob", 1); // 4 left
+                ticker.advanceMs(1);
+                gate.cleanup();
+                assertEquals('L', lastOp(redis, "bob"), "spent from within the window: kept");
+                ticker.advanceMs(WINDOW_MS);
+                gate.cleanup();
+                final String record = nodeRecord(redis, "bob");
+                assertTrue(record.matches("\\d+ R 4 4 0"), "a window without a spend: given back: " + record);
+                ticker.advanceMs(WINDOW_MS);
+                gate.cleanup();
+                assertEquals(record, nodeRecord(redis, "bob"), "given back once");
+                admit(gate, ticker, "bob", 1); // leases 6: 5 left
+                assertEquals('L', lastOp(redis, "bob"), "leased again");
+            }
+            // the close gave back the last lease's 5, and nothing twice: 3 spent of 10
+            assertTrue(nodeRecord(redis, "bob").matches("\\d+ R 5 5 0"), nodeRecord(redis, "bob"));
+            final long left = leaseAll(redis, "bob");
+            assertTrue(left >= LIMIT - 3 && left <= LIMIT - 2, "the bucket after both give-backs: " + left);
+        }
+    }
+
+    @Test
+    void shouldAnswerNeverForACostOverTheClusterLimitWithoutAskingRedis() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            try (Floodgate gate = Floodgate.open(config(redis).build()))
+            {
+                assertEquals(Floodgate.NEVER, gate.checkLimit("carol", Action.PUBLISH, LIMIT + 1));
+                assertEquals(Floodgate.NEVER, gate.checkLimitInCaller("carol", Action.SUBSCRIBE, LIMIT + 1));
+                assertEquals(Floodgate.NEVER, gate.charge(List.of(Charge.window("carol", Action.SUBSCRIBE, 1),
+                    Charge.bucket("carol", Action.PUBLISH, LIMIT + 1))));
+                assertEquals(0, ClusterQuotaTest.scriptCalls(redis), "no lease was asked for");
+                assertEquals(1_000, gate.probeInCaller("carol", Action.SUBSCRIBE).remaining(),
+                    "the node's quota was not claimed");
+                admit(gate, null, "carol", LIMIT);
+            }
+        }
+    }
+
+    @Test
+    void shouldCloseWithinABoundWhenRedisIsGone() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final Floodgate gate = Floodgate.open(config(redis).build());
+            for (int i = 0; i < 20; i++)
+            {
+                admit(gate, null, "dave" + i, 1);
+            }
+            redis.pause(); // SIGSTOP: connected, nothing answers, every refund waits out its bound
+            try
+            {
+                final long start = System.nanoTime();
+                gate.close();
+                final long tookMs = (System.nanoTime() - start) / 1_000_000L;
+                System.out.println("close with 20 leases and Redis stopped took " + tookMs + " ms");
+                // one refund's bound (50 ms, twice at most) and the close's own work; not 20 bounds
+                assertTrue(tookMs < 1_000, "close waited " + tookMs + " ms");
+            }
+            finally
+            {
+                redis.resume();
+            }
+        }
+    }
+
+    /**
+     * Checks once, and again while the answer is the cluster's retry-after: on a loaded host a lease can miss its
+     * 50 ms bound, and the next check retries it with the same sequence (so a grant is never counted twice).
+     */
+    private static void admit(final Floodgate gate, final ManualTicker ticker, final String identifier,
+        final long cost)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long result;
+        while ((result = gate.checkLimit(identifier, Action.PUBLISH, cost)) != Floodgate.ADMITTED &&
+            System.nanoTime() - deadline < 0)
+        {
+            assertEquals(100, result, "only a lease that missed its bound may refuse here");
+            if (ticker != null)
+            {
+                ticker.advanceMs(100); // the JVM asks again after 2 x 50 ms of its ticker
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        assertEquals(Floodgate.ADMITTED, result, identifier);
+    }
+
+    /** @return the node's last request to the bucket of (PUBLISH, identifier): "seq op amount tokens wait". */
+    private static String nodeRecord(final LocalRedis redis, final String identifier) throws IOException
+    {
+        final Object all = redis.call("HGETALL", LeaseKey.of(Action.PUBLISH, identifier).toString());
+        final List<?> fields = (List<?>)all;
+        for (int i = 0; i + 1 < fields.size(); i += 2)
+        {
+            if (String.valueOf(fields.get(i)).startsWith("n:"))
+            {
+                return String.valueOf(fields.get(i + 1));
+            }
+        }
+        throw new AssertionError("no node record in " + all);
+    }
+
+    private static char lastOp(final LocalRedis redis, final String identifier) throws IOException
+    {
+        return nodeRecord(redis, identifier).split(" ")[1].charAt(0);
+    }
+
+    /** @return what the bucket of (PUBLISH, identifier) holds now, leased whole by another node. */
+    private static long leaseAll(final LocalRedis redis, final String identifier) throws InterruptedException
+    {
+        try (RedisLeases other = RedisLeases.open(redis.uri()))
+        {
+            assertTrue(other.awaitConnected(Duration.ofSeconds(10)), "connected");
+            final Lease lease = other.lease(LeaseKey.of(Action.PUBLISH, identifier), new ClusterLimit(LIMIT,
+                WINDOW_MS), "other", 1, LIMIT);
+            assertEquals(Lease.Outcome.APPLIED, lease.outcome());
+            return lease.tokens();
+        }
+    }
+}
