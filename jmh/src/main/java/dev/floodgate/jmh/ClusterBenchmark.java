@@ -44,8 +44,13 @@ public class ClusterBenchmark
     static final Action CLUSTERED = Action.SUBSCRIBE;
     static final long CLUSTER_LIMIT = 1_000_000_000L;
     static final long CLUSTER_WINDOW_MS = 1_000L;
-    /** A round trip per million admitted checks: a few per second at these rates. */
-    static final long LEASE = 1_000_000L;
+    /**
+     * A round trip per ten million admitted checks: a few per trial. Not one million: a node refills when half a
+     * lease is left, and at 15 M checks/s half a million lasts 33 ms, less than the client's 50 ms bound; one
+     * slow round trip on the loaded 2-core host then left the balance empty and the action's fallback refused
+     * for 100 ms (908,120 refusals in one trial). Five million last over 300 ms.
+     */
+    static final long LEASE = 10_000_000L;
 
     Fixtures.Gate gate;
     RedisCalls redis;
