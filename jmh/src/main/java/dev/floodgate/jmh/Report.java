@@ -31,6 +31,8 @@ final class Report
         "HotKey.checkLimit", "HotKey.checkLimitInCaller", "HotKey.unshardedAtomic",
         "Peer.bucket4jTryConsume", "Peer.guavaTryAcquire", "Peer.resilience4jAcquirePermission",
         "Redis.tokenBucketLua",
+        "Cluster.nodeCheckLimit", "Cluster.clusterCheckLimit", "Cluster.nodeCheckLimitInCaller",
+        "Cluster.clusterCheckLimitInCaller", "Cluster.luaPerCheckLettuce",
         "Unconfigured.checkLimit", "Unconfigured.checkLimitInCaller",
         "Refused.checkLimit", "Refused.checkLimitInCaller",
         "ManyKeys.checkLimit", "ManyKeys.checkLimitInCaller",

@@ -52,6 +52,27 @@ final class Targets
             ratio(out, "Redis on loopback, 1 thread: `" + door + "` ≥ 1000× faster per check",
                 time("Redis.tokenBucketLua", 1), time("HotKey." + door, 1), 1000, true, "× faster");
         }
+        for (final String door : List.of("CheckLimit", "CheckLimitInCaller"))
+        {
+            final String name = Character.toLowerCase(door.charAt(0)) + door.substring(1);
+            final double node = time("Cluster.node" + door, 1);
+            final double cluster = time("Cluster.cluster" + door, 1);
+            out.append("| cluster quota (issue 12), warm `").append(name).append("`, 1 thread: within 5 ns of the ")
+                .append("node-only check | ");
+            if (Double.isNaN(node) || Double.isNaN(cluster))
+            {
+                out.append("not run | – |\n");
+            }
+            else
+            {
+                final double extra = cluster - node;
+                out.append(Report.ns(cluster)).append(" ns against ").append(Report.ns(node)).append(" ns: ")
+                    .append(String.format(Locale.ROOT, "%+.1f ns, %.2f×", extra, cluster / node)).append(" | ")
+                    .append(extra <= 5 ? "met" : "**missed** by " + Report.ns(extra - 5) + " ns").append(" |\n");
+            }
+            ratio(out, "cluster quota, 1 thread: a per-check Lua call through Lettuce ≥ 1000× the leased `" + name + "`",
+                time("Cluster.luaPerCheckLettuce", 1), cluster, 1000, true, "× the leased check");
+        }
         // Warm paths: one cached key, admitted, refused or unconfigured. ManyKeys misses the cache and
         // FreshString makes a string per call, so they are reported on their own rows.
         double worst = Double.NaN;

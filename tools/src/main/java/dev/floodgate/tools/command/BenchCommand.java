@@ -3,6 +3,9 @@ package dev.floodgate.tools.command;
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.cluster.ClusterOptions;
+import dev.floodgate.tools.cluster.ClusterQuota;
+import dev.floodgate.tools.cluster.ClusterTally;
 import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.load.Exactness;
@@ -49,6 +52,9 @@ public final class BenchCommand implements Callable<Integer>
     @Mixin
     private final LoadOptions load = new LoadOptions(2, 2);
 
+    @Mixin
+    private final ClusterOptions cluster = new ClusterOptions();
+
     @Option(names = "--door", paramLabel = "DOOR", defaultValue = "window",
         description = "bucket (checkLimit) or window (checkLimitInCaller); default ${DEFAULT-VALUE}.")
     private String door;
@@ -82,7 +88,14 @@ public final class BenchCommand implements Callable<Integer>
         final boolean bucket = chosen == Lane.Door.BUCKET;
         final Action action = bucket ? Action.AUTH : Action.PUBLISH;
         final long windowMs = bucket ? BUCKET_WINDOW_MS : WINDOW_WINDOW_MS;
-        final long perKey = limit != null ? limit : bucket ? bucketLimit(durationNs) : DEFAULT_WINDOW_LIMIT;
+        final ClusterQuota quota = cluster.quota(spec, action);
+        final long perKey = limit != null ? limit : bucket ? bucketLimit(durationNs) : quota != null ?
+            Math.min(FloodgateConfig.MAX_LIMIT, Math.max(DEFAULT_WINDOW_LIMIT, 10 * quota.limit())) : DEFAULT_WINDOW_LIMIT;
+        if (quota != null && perKey < quota.limit())
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-limit " + quota.limit() + ": expected at " +
+                "most the node's limit per key, " + perKey + ", which would bind first (raise --limit)");
+        }
         if (perKey < 1 || perKey > FloodgateConfig.MAX_LIMIT || bucket && !FloodgateConfig.isExactBucketRate(perKey, windowMs))
         {
             throw new ParameterException(spec.commandLine(), "--limit " + perKey + ": expected 1 to " +
@@ -117,7 +130,15 @@ public final class BenchCommand implements Callable<Integer>
                 args.addAll(List.of("--warmup-ms", Long.toString(TimeUnit.NANOSECONDS.toMillis(warmupNs)),
                     "--warmup-action", twin.configPrefix(), "--limit", twin.configPrefix() + "=" + perKey + "/" + windowMs));
             }
-            final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out);
+            final ClusterTally[] tally = new ClusterTally[1];
+            if (quota != null)
+            {
+                out.printf("  cluster quota %,d per %s per key from %s, leased %,d at a time%n", quota.limit(),
+                    Durations.nanos(quota.windowMs() * 1_000_000L), quota.uri(), quota.lease());
+                args.addAll(quota.workerArgs());
+            }
+            final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out,
+                () -> tally[0] = quota == null ? null : ClusterTally.begin(quota));
             final List<WorkerProcess> workers = result.workers();
             out.println();
             final Histogram latency = printThroughput(out, workers);
@@ -131,6 +152,11 @@ public final class BenchCommand implements Callable<Integer>
             final boolean oneWindow = result.oneWindow();
             out.printf("admitted %,d of %,d attempts on %,d keys; refusals %,d counted by the JVMs, %,d in the " +
                 "table%n", verdict.admitted(), verdict.attempts(), verdict.keys(), verdict.refused(), verdict.blocked());
+            if (quota != null)
+            {
+                return clusterVerdict(out, tally[0], workers, verdict.refused(), verdict.blocked() +
+                    result.degraded(action));
+            }
             if (!checkable)
             {
                 out.printf("exactness not checked: a token refills every %s, within the run%n",
@@ -157,6 +183,20 @@ public final class BenchCommand implements Callable<Integer>
             out.flush();
             return exact ? ExitCode.OK : ExitCode.REFUSED;
         }
+    }
+
+    /** With a cluster quota the node's exactness does not apply (the cluster refuses too): judge the cluster's. */
+    private static int clusterVerdict(final PrintWriter out, final ClusterTally tally, final List<WorkerProcess> workers,
+        final long refused, final long inTable)
+    {
+        tally.end();
+        final ClusterTally.Verdict verdict = tally.print(out, Exactness.merge(workers), 1);
+        if (refused != inTable)
+        {
+            out.printf("WRONG: the JVMs refused %,d, the table counts %,d%n", refused, inTable);
+        }
+        out.flush();
+        return verdict != ClusterTally.Verdict.WRONG && refused == inTable ? ExitCode.OK : ExitCode.REFUSED;
     }
 
     private Histogram printThroughput(final PrintWriter out, final List<WorkerProcess> workers)

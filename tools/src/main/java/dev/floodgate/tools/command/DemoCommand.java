@@ -63,11 +63,35 @@ public final class DemoCommand implements Callable<Integer>
         description = "Login attempts per IP per hour (default ${DEFAULT-VALUE}).")
     private long authLimit;
 
+    @Option(names = "--cluster", description = "The cluster variant: each JVM is a node with its own table, all " +
+        "hammer one identifier whose quota is shared by the cluster and leased from a redis-server the demo starts " +
+        "(installed by tools/redis-server-ensure when absent) and stops.")
+    private boolean cluster;
+
+    @Option(names = "--cluster-limit", paramLabel = "N", defaultValue = "3000",
+        description = "With --cluster: alice's produce requests per day over every node (default ${DEFAULT-VALUE}).")
+    private long clusterLimit;
+
+    @Option(names = "--cluster-lease", paramLabel = "N", defaultValue = "100",
+        description = "With --cluster: tokens a node leases at a time, 0 for a tenth of the limit (default " +
+            "${DEFAULT-VALUE}).")
+    private long clusterLease;
+
     @Override
     public Integer call()
     {
         load.validate(spec);
         LoadOptions.requireRange(spec, "--seconds", seconds, 1, 600);
+        if (cluster)
+        {
+            if (load.file() != null)
+            {
+                throw new ParameterException(spec.commandLine(), "--file " + load.file() + ": not with --cluster, " +
+                    "whose nodes each make their own table in a temporary directory");
+            }
+            return ClusterDemo.run(spec.commandLine().getOut(), load, seconds, clusterLimit, clusterLease,
+                message -> new ParameterException(spec.commandLine(), message));
+        }
         LoadOptions.requireRange(spec, "--ips", ips, 1, 1000);
         LoadOptions.requireRange(spec, "--publish-limit", publishLimit, 1, FloodgateConfig.MAX_LIMIT);
         LoadOptions.requireRange(spec, "--auth-limit", authLimit, 1, FloodgateConfig.MAX_LIMIT);

@@ -80,6 +80,12 @@ public final class LoadOptions
         return scratch;
     }
 
+    /** @return {@code --file}, or null when not given. */
+    public Path file()
+    {
+        return file;
+    }
+
     /** @return worker JVMs. */
     public int processes()
     {

@@ -38,6 +38,27 @@ public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, 
     public static LoadResult run(final LoadOptions options, final ScratchTable scratch, final List<String> jvmArgs,
         final List<String> workerArgs, final long durationNs, final WindowAlignment alignment, final PrintWriter out)
     {
+        return run(options, scratch, jvmArgs, workerArgs, durationNs, alignment, out, () -> {});
+    }
+
+    /**
+     * As {@link #run(LoadOptions, ScratchTable, List, List, long, WindowAlignment, PrintWriter)}, telling
+     * {@code onRelease} when the workers have been released (e.g. to read the cluster's figures at the start).
+     *
+     * @param options    the processes to start.
+     * @param scratch    the table.
+     * @param jvmArgs    the workers' JVM options.
+     * @param workerArgs the {@code worker} command's arguments.
+     * @param durationNs how long the workers run.
+     * @param alignment  keeps a window-door run inside one window; null for the bucket door.
+     * @param out        where the progress goes.
+     * @param onRelease  run once every worker has its start time.
+     * @return the outcome.
+     */
+    public static LoadResult run(final LoadOptions options, final ScratchTable scratch, final List<String> jvmArgs,
+        final List<String> workerArgs, final long durationNs, final WindowAlignment alignment, final PrintWriter out,
+        final Runnable onRelease)
+    {
         final long[] startEnd = new long[2];
         final List<WorkerProcess> workers = LoadRun.run(options.processes(), jvmArgs, workerArgs, scratch.dir(),
             durationNs, earliest ->
@@ -45,7 +66,7 @@ public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, 
                 startEnd[0] = alignment == null ? earliest : alignment.applyAsLong(earliest);
                 startEnd[1] = startEnd[0] + durationNs;
                 return startEnd[0];
-            }, out);
+            }, out, onRelease);
         final long[] degraded = new long[Action.values().length];
         final Map<TableEntry, EntryState> states = new IdentityHashMap<>();
         try (FloodgateReader reader = FloodgateReader.open(scratch.file()))

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -79,6 +80,33 @@ public final class LoadRun
         final PrintWriter out,
         final Runnable onRelease)
     {
+        return run(processes, jvmArgs, i -> workerArgs, logDir, durationNs, alignStart, out, onRelease);
+    }
+
+    /**
+     * As {@link #run(int, List, List, Path, long, LongUnaryOperator, PrintWriter, Runnable)}, with each worker's
+     * own arguments (e.g. each its own table, as the nodes of {@code demo --cluster}).
+     *
+     * @param processes  worker JVMs.
+     * @param jvmArgs    the workers' JVM options.
+     * @param workerArgs given the worker's number (from 1), its {@code worker} command's arguments.
+     * @param logDir     where each worker's standard error goes.
+     * @param durationNs how long the workers run.
+     * @param alignStart given the earliest start, returns the start to use.
+     * @param out        where the progress line goes.
+     * @param onRelease  run once every worker has its start time.
+     * @return the finished workers.
+     */
+    public static List<WorkerProcess> run(
+        final int processes,
+        final List<String> jvmArgs,
+        final IntFunction<List<String>> workerArgs,
+        final Path logDir,
+        final long durationNs,
+        final LongUnaryOperator alignStart,
+        final PrintWriter out,
+        final Runnable onRelease)
+    {
         final LoadRun run = new LoadRun();
         final Thread reaper = new Thread(run::reapAll, "floodgate-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
@@ -108,18 +136,13 @@ public final class LoadRun
     private List<WorkerProcess> execute(
         final int processes,
         final List<String> jvmArgs,
-        final List<String> workerArgs,
+        final IntFunction<List<String>> workerArgs,
         final Path logDir,
         final long durationNs,
         final LongUnaryOperator alignStart,
         final PrintWriter out,
         final Runnable onRelease) throws InterruptedException
     {
-        final List<String> args = new ArrayList<>();
-        args.add("worker");
-        args.addAll(workerArgs);
-        final List<String> command = JvmFlags.javaCommand(FloodgateCli.class.getName(),
-            System.getProperty("java.class.path"), jvmArgs, args);
         // starting JVMs and letting Chronicle map the table takes seconds of silence on a busy host: say so first
         out.printf("starting %d worker JVM%s for %s ...%n", processes, processes == 1 ? "" : "s",
             Durations.nanos(durationNs));
@@ -128,8 +151,12 @@ public final class LoadRun
         {
             try
             {
-                final List<String> own = new ArrayList<>(command);
-                own.addAll(List.of("--worker", Integer.toString(i)));
+                final List<String> args = new ArrayList<>();
+                args.add("worker");
+                args.addAll(workerArgs.apply(i));
+                args.addAll(List.of("--worker", Integer.toString(i)));
+                final List<String> own = JvmFlags.javaCommand(FloodgateCli.class.getName(),
+                    System.getProperty("java.class.path"), jvmArgs, args);
                 workers.add(WorkerProcess.start(i, own, logDir.resolve("worker-" + i + ".log")));
             }
             catch (final IOException ex)

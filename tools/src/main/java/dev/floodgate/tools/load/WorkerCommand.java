@@ -3,6 +3,7 @@ package dev.floodgate.tools.load;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.tools.cluster.ClusterQuota;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -48,6 +49,12 @@ public final class WorkerCommand implements Callable<Integer>
     @Option(names = "--limit", description = "action=limit/windowMs")
     private List<String> limits = new ArrayList<>();
 
+    @Option(names = "--cluster-redis", description = "cluster_redis_uri")
+    private String clusterRedis;
+
+    @Option(names = "--cluster-limit", description = "action=limit/windowMs/lease, a cluster quota")
+    private List<String> clusterLimits = new ArrayList<>();
+
     @Option(names = "--capacity", defaultValue = "100000")
     private long capacity;
 
@@ -74,6 +81,7 @@ public final class WorkerCommand implements Callable<Integer>
             final String[] parts = limit.split("[=/]");
             builder.limit(Action.parse(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
         }
+        ClusterQuota.apply(builder, clusterRedis, clusterLimits);
         final List<Lane> parsed = lanes.stream().map(Lane::parse).toList();
         try (Floodgate gate = Floodgate.open(builder.build()))
         {

@@ -1,0 +1,67 @@
+package dev.floodgate.tools.cluster;
+
+import dev.floodgate.Action;
+import dev.floodgate.tools.format.Durations;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+import java.util.concurrent.TimeUnit;
+
+/** {@code bench}'s options for a cluster quota on the benchmarked action (the engine's cluster keys). */
+public final class ClusterOptions
+{
+    @Option(names = "--cluster-redis", paramLabel = "URI",
+        description = "Give the action a cluster quota leased from this Redis (cluster_redis_uri, e.g. " +
+            "redis://127.0.0.1:6379/0), and judge the run against it.")
+    private String uri;
+
+    @Option(names = "--cluster-limit", paramLabel = "N", defaultValue = "1000",
+        description = "With --cluster-redis: per identifier, over every node, per --cluster-window " +
+            "(<action>_cluster_rate_limit; default ${DEFAULT-VALUE}).")
+    private long limit;
+
+    @Option(names = "--cluster-window", paramLabel = "D", defaultValue = "60m",
+        description = "With --cluster-redis: the cluster window, like 60m, 10s, 500ms (default ${DEFAULT-VALUE}).")
+    private String window;
+
+    @Option(names = "--cluster-lease", paramLabel = "N", defaultValue = "0",
+        description = "With --cluster-redis: tokens a node leases at a time (<action>_cluster_lease; default 0, " +
+            "a tenth of the limit).")
+    private long lease;
+
+    /** @return true when {@code --cluster-redis} was given. */
+    public boolean enabled()
+    {
+        return uri != null;
+    }
+
+    /**
+     * @param spec   the command, for usage errors.
+     * @param action the benchmarked action.
+     * @return the validated quota, or null without {@code --cluster-redis}.
+     * @throws ParameterException naming the option and what was expected.
+     */
+    public ClusterQuota quota(final CommandSpec spec, final Action action)
+    {
+        if (!enabled())
+        {
+            return null;
+        }
+        final long windowMs;
+        try
+        {
+            windowMs = TimeUnit.NANOSECONDS.toMillis(Durations.parse(window));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-window " + ex.getMessage());
+        }
+        if (windowMs < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-window '" + window + "': expected at least 1ms");
+        }
+        return ClusterQuota.of(uri, action, limit, windowMs, lease,
+            message -> new ParameterException(spec.commandLine(), message));
+    }
+}

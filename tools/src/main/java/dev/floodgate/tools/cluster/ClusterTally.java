@@ -1,0 +1,141 @@
+package dev.floodgate.tools.cluster;
+
+import dev.floodgate.tools.format.Durations;
+import dev.floodgate.tools.load.Exactness;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.Map;
+
+/**
+ * What a cluster run of {@code demo} or {@code bench} is judged by. Before the workers start it reads the Redis
+ * server's clock and its script-call count ({@code INFO commandstats}); afterwards it reads them again, and
+ * compares each identifier's admissions with the allowance of the cluster's bucket over that time (full at the
+ * start, plus its refill): EXACT when equal, WITHIN when short by no more than the leases the nodes may hold
+ * unspent (two per node: a lease and the half left when the next was asked for), WRONG when over the allowance
+ * or further under. Round trips are the server's script calls over the run, beside admitted / lease: they follow
+ * the tokens admitted, not the checks.
+ */
+public final class ClusterTally
+{
+    /** The outcome. */
+    public enum Verdict
+    {
+        /** Every identifier admitted exactly its allowance. */
+        EXACT,
+        /** None over, some under by no more than the leases held unspent. */
+        WITHIN,
+        /** Over the allowance, or under by more than the lease bound. */
+        WRONG
+    }
+
+    private final ClusterQuota quota;
+    private final RedisWire wire;
+    private final long startWallMs = System.currentTimeMillis();
+    private long startMs = -1;
+    private long startCalls = -1;
+    private long endMs;
+    private long calls = -1;
+
+    private ClusterTally(final ClusterQuota quota)
+    {
+        this.quota = quota;
+        this.wire = RedisWire.of(quota.uri());
+    }
+
+    /** @param quota the run's cluster quota. @return a tally that has read the server's figures now. */
+    public static ClusterTally begin(final ClusterQuota quota)
+    {
+        final ClusterTally tally = new ClusterTally(quota);
+        if (tally.wire != null)
+        {
+            try
+            {
+                tally.startMs = tally.wire.timeMs();
+                tally.startCalls = tally.wire.scriptCalls();
+            }
+            catch (final IOException ex)
+            {
+                tally.startMs = -1; // not visible: the wall clock and no round trips
+            }
+        }
+        return tally;
+    }
+
+    /** Reads the server's figures after the run. */
+    public void end()
+    {
+        endMs = System.currentTimeMillis() - startWallMs;
+        if (wire != null && startMs >= 0)
+        {
+            try
+            {
+                endMs = wire.timeMs() - startMs;
+                calls = wire.scriptCalls() - startCalls;
+            }
+            catch (final IOException ex)
+            {
+                calls = -1;
+            }
+        }
+    }
+
+    /**
+     * @param out    where the lines go.
+     * @param totals the workers' per-key totals ({@link Exactness#merge}); only the quota's action counts.
+     * @param nodes  table files (nodes) that leased.
+     * @return the verdict, printed as the last line.
+     */
+    public Verdict print(final PrintWriter out, final Map<String, Exactness.KeyTotal> totals, final int nodes)
+    {
+        final long allowance = quota.allowance(endMs);
+        final long bound = 2L * nodes * quota.lease();
+        long admitted = 0;
+        long expected = 0;
+        long shortBy = 0;
+        int keys = 0;
+        boolean over = false;
+        for (final Exactness.KeyTotal total : totals.values())
+        {
+            if (total.action() != quota.action())
+            {
+                continue;
+            }
+            keys++;
+            final long allowed = Math.min(allowance, total.attempts());
+            admitted += total.admitted();
+            expected += allowed;
+            over |= total.admitted() > allowed;
+            shortBy = Math.max(shortBy, allowed - total.admitted());
+        }
+        out.printf("cluster  %,d per %s per identifier (%s), leased %,d at a time: over %s of %s time the bucket " +
+            "allows %,d each (%,d at the start, %,d refilled)%n", quota.limit(), Durations.nanos(quota.windowMs() *
+            1_000_000L), quota.action().configPrefix(), quota.lease(), Durations.nanos(endMs * 1_000_000L),
+            calls >= 0 ? "Redis's" : "wall-clock", allowance, quota.limit(), allowance - quota.limit());
+        if (calls >= 0)
+        {
+            final double quotient = admitted / (double)quota.lease();
+            out.printf("round trips %,d script calls at Redis (every client of the server) for %,d admitted: " +
+                "admitted / lease = %.1f, %.2f calls per lease; %.1f per node; %,.0f checks admitted per round trip%n",
+                calls, admitted, quotient, quotient == 0 ? 0.0 : calls / quotient, calls / (double)nodes,
+                calls == 0 ? 0.0 : admitted / (double)calls);
+        }
+        else
+        {
+            out.println("round trips not visible (only a plain redis:// server is asked for its INFO commandstats)");
+        }
+        final Verdict verdict = over || shortBy > bound ? Verdict.WRONG : shortBy == 0 ? Verdict.EXACT : Verdict.WITHIN;
+        switch (verdict)
+        {
+            case EXACT -> out.printf("EXACT: %d identifier%s, the cluster allowed %,d and %,d were admitted%n", keys,
+                keys == 1 ? "" : "s", expected, admitted);
+            case WITHIN -> out.printf("WITHIN: the cluster allowed %,d, %,d were admitted; short by at most %,d on " +
+                "an identifier, within the %,d the %d node%s may hold leased and unspent%n", expected, admitted,
+                shortBy, bound, nodes, nodes == 1 ? "" : "s");
+            default -> out.printf("WRONG: the cluster allowed %,d, %,d were admitted (%s)%n", expected, admitted,
+                over ? "over the cluster quota" : "short by " + shortBy + " on an identifier, more than the " +
+                    bound + " the nodes may hold leased");
+        }
+        return verdict;
+    }
+}
