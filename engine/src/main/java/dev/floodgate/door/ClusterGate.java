@@ -7,6 +7,7 @@ import dev.floodgate.store.Entry;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
