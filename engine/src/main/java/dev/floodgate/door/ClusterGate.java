@@ -5,11 +5,8 @@ import dev.floodgate.Ticker;
 import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.Entry;
 
-import java.lang.ref.Reference;
-import java.lang.ref.WeakReference;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -39,36 +36,24 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A lease asks for {@code max(cost, lease size)} (a tenth of the cluster limit by default): ten round trips per
  * window per busy node at most, and at most a lease per node unspent (the under-admission bound).
  *
- * <p>The completion of an asynchronous lease writes the file from the client's thread: it holds the engine's
- * owner weakly and fences it while it writes, so the file is never unmapped under it. Thread-safe.
+ * <p>Starting leases and committing their answers is {@link LeaseFetcher}'s. Thread-safe.
  */
 public final class ClusterGate implements AutoCloseable
 {
     static final int KIND = Entry.KIND_LEASE << 8;
-    /**
-     * A fetch in flight this many source bounds is presumed dead (its JVM killed or frozen) and taken over: a live
-     * fetcher's completion, which releases the word, runs at the latest at one bound.
-     */
-    private static final long TAKEOVER_BOUNDS = 3;
     /** The longest a check waits for a lease: the bound a check already has for a held segment. */
     static final long CHECK_WAIT_NANOS = 50_000_000L;
     private static final long WAIT_STEP_NANOS = 100_000L;
 
     private final LeaseSource source;
-    private final WeakReference<Object> owner;
     private final Ticker ticker;
     private final long[] limits;
     private final long[] leaseSize;
-    /** Per action, the cluster's ms per token: how long its bucket takes to hold half a lease again. */
-    private final double[] msPerToken;
     private final boolean[] local;
     private final long retryAfterMs;
-    private final long boundNanos;
-    private final long pid = ProcessHandle.current().pid();
-    /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
-    private final AtomicLongArray downUntil;
     private final ClusterCounters counters;
     private final LeaseGiveBack giveBacks;
+    private final LeaseFetcher fetcher;
 
     /**
      * @param source       the lease service.
@@ -83,22 +68,18 @@ public final class ClusterGate implements AutoCloseable
     public ClusterGate(final LeaseSource source, final Object owner, final Ticker ticker, final long[] limits,
         final long[] windowsMs, final long[] leaseSize, final boolean[] local, final long retryAfterMs)
     {
-        this.msPerToken = new double[limits.length];
-        for (int a = 0; a < limits.length; a++)
-        {
-            msPerToken[a] = limits[a] == 0 ? 0 : (double)windowsMs[a] / limits[a];
-        }
         this.limits = limits.clone();
         this.source = source;
-        this.owner = new WeakReference<>(owner);
         this.ticker = ticker;
         this.leaseSize = leaseSize.clone();
         this.local = local.clone();
         this.retryAfterMs = retryAfterMs;
-        this.boundNanos = TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
-        this.downUntil = new AtomicLongArray(leaseSize.length);
         this.counters = new ClusterCounters(leaseSize.length);
-        this.giveBacks = new LeaseGiveBack(source, ticker, windowsMs, TAKEOVER_BOUNDS * boundNanos, pid);
+        final long pid = ProcessHandle.current().pid();
+        final long takeoverNanos = LeaseFetcher.TAKEOVER_BOUNDS * TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
+        this.giveBacks = new LeaseGiveBack(source, ticker, windowsMs, takeoverNanos, pid);
+        this.fetcher = new LeaseFetcher(source, owner, ticker, limits, windowsMs, leaseSize, takeoverNanos, pid,
+            giveBacks);
     }
 
     /** @return this process's counts of cluster refusals and fallbacks. */
@@ -161,7 +142,7 @@ public final class ClusterGate implements AutoCloseable
             final int spent = LeaseBalance.spend(slot.entry, slot.generation, cost);
             if (spent == LeaseBalance.SPENT)
             {
-                refillIfLow(slot, identifier, action);
+                fetcher.refillIfLow(slot, identifier, action);
                 return CheckResult.ADMITTED;
             }
             if (spent == LeaseBalance.SHORT)
@@ -179,12 +160,12 @@ public final class ClusterGate implements AutoCloseable
 
     private static final long RESOLVE = Long.MIN_VALUE;
 
-    /** The balance cannot cover the cost: wait for one lease, at most {@link #CHECK_WAIT_NANOS}, then spend once more. */
+    /** The balance cannot cover the cost: wait for one lease, at most {@link #CHECK_WAIT_NANOS}; spend once more. */
     private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost)
     {
         final int a = action.ordinal();
         final long now = ticker.nanos();
-        if (now - downUntil.get(a) < 0)
+        if (fetcher.isDown(a, now))
         {
             return fallback(action);
         }
@@ -194,11 +175,12 @@ public final class ClusterGate implements AutoCloseable
         {
             return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
         }
-        final CompletableFuture<Void> own = fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), now);
+        final CompletableFuture<Void> own =
+            fetcher.fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), now);
         final long deadline = now + CHECK_WAIT_NANOS;
         if (own != null)
         {
-            awaitUntil(own, deadline);
+            fetcher.awaitUntil(own, deadline);
         }
         else
         {
@@ -212,7 +194,7 @@ public final class ClusterGate implements AutoCloseable
         final int spent = LeaseBalance.spend(entry, slot.generation, cost);
         if (spent == LeaseBalance.SPENT)
         {
-            refillIfLow(slot, identifier, action);
+            fetcher.refillIfLow(slot, identifier, action);
             return CheckResult.ADMITTED;
         }
         if (spent == LeaseBalance.GONE)
@@ -226,7 +208,7 @@ public final class ClusterGate implements AutoCloseable
             return refused(a, waitMs);
         }
         // Redis said nothing within the check's bound (unavailable, or slower than 50 ms): no lease to spend
-        if (later - downUntil.get(a) < 0 || entry.leaseRefillVolatile() != 0)
+        if (fetcher.isDown(a, later) || entry.leaseRefillVolatile() != 0)
         {
             return fallback(action);
         }
@@ -237,88 +219,6 @@ public final class ClusterGate implements AutoCloseable
     {
         counters.increment(action, ClusterCounters.REFUSED);
         return retryAfter;
-    }
-
-    /** Starts one asynchronous lease when the balance left is under half a lease and no fetch is in flight. */
-    private void refillIfLow(final QuotaSlot slot, final CharSequence identifier, final Action action)
-    {
-        final int a = action.ordinal();
-        final Entry entry = slot.entry;
-        if (entry.leaseBalanceVolatile() >= (leaseSize[a] + 1) / 2 || entry.leaseRefillVolatile() != 0)
-        {
-            return;
-        }
-        final long now = ticker.nanos();
-        if (now - downUntil.get(a) < 0 || LeaseBalance.emptyForMs(entry, now / 1_000_000L) > 0)
-        {
-            return;
-        }
-        fetch(slot, identifier, action, leaseSize[a], now);
-    }
-
-    /**
-     * Starts one asynchronous lease of {@code want} tokens when this thread wins the refill word; its completion
-     * commits the answer, whenever it comes within the source's bound, and releases the word.
-     *
-     * @return the commit's stage, or null when another fetch holds the word (or the entry changed).
-     */
-    private CompletableFuture<Void> fetch(final QuotaSlot slot, final CharSequence identifier, final Action action,
-        final long want, final long now)
-    {
-        final Entry entry = slot.entry;
-        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, TAKEOVER_BOUNDS * boundNanos, pid);
-        if (claim == 0)
-        {
-            return null;
-        }
-        giveBacks.remember(slot, action);
-        final long sequence = LeaseBalance.sequence(entry);
-        return source.lease(action, identifier.toString(), sequence, want).handle((grant, error) ->
-        {
-            final Object held = owner.get();
-            if (held == null)
-            {
-                return null; // the engine is gone and its file may be unmapped: write nothing
-            }
-            try
-            {
-                commit(slot, action, sequence, want, grant != null ? grant :
-                    new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0));
-            }
-            finally
-            {
-                LeaseBalance.releaseRefill(entry, slot.generation, claim);
-                Reference.reachabilityFence(held);
-            }
-            return (Void)null;
-        }).toCompletableFuture();
-    }
-
-    /**
-     * Commits a lease's answer. A grant short of what was asked means the cluster's bucket is drained: the node
-     * asks again only once it holds half a lease, so round trips follow tokens admitted, not checks refused.
-     */
-    private void commit(final QuotaSlot slot, final Action action, final long sequence, final long want,
-        final LeaseSource.Grant grant)
-    {
-        final long now = ticker.nanos();
-        final int a = action.ordinal();
-        switch (grant.status())
-        {
-            case LeaseSource.GRANTED ->
-            {
-                LeaseBalance.commitGrant(slot.entry, slot.generation, sequence, grant.tokens(), now);
-                if (grant.tokens() < want)
-                {
-                    final long halfLease = (leaseSize[a] + 1) / 2;
-                    LeaseBalance.markEmpty(slot.entry, slot.generation, now / 1_000_000L + grant.waitMs() +
-                        (long)Math.ceil((halfLease - 1) * msPerToken[a]));
-                }
-            }
-            case LeaseSource.STALE -> LeaseBalance.skipStale(slot.entry, slot.generation, sequence,
-                System.currentTimeMillis());
-            default -> downUntil.set(a, now + 2 * CHECK_WAIT_NANOS);
-        }
     }
 
     /**
@@ -339,23 +239,6 @@ public final class ClusterGate implements AutoCloseable
         final int a = action.ordinal();
         counters.increment(a, local[a] ? ClusterCounters.FALLBACK_LOCAL : ClusterCounters.FALLBACK_REFUSED);
         return local[a] ? CheckResult.ADMITTED : retryAfterMs;
-    }
-
-    /** Waits for {@code commit} until {@code deadline} (monotonic ns) at most; it then goes on without this check. */
-    private void awaitUntil(final CompletableFuture<Void> commit, final long deadline)
-    {
-        try
-        {
-            commit.get(Math.max(0, deadline - ticker.nanos()), TimeUnit.NANOSECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        catch (final java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex)
-        {
-            // slower than the check may wait, or a broken source: the check answers without this lease
-        }
     }
 
     @Override

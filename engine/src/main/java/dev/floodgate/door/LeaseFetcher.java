@@ -1,0 +1,167 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+import dev.floodgate.Ticker;
+import dev.floodgate.store.Entry;
+
+import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The refill side of {@link ClusterGate}: starts a node's leases (one in flight per lease entry, across the node's
+ * JVMs, by the entry's refill word), commits their answers into the shared table whenever they come within the
+ * source's bound, and remembers, per action, until when this JVM answers the fallback without asking Redis again.
+ *
+ * <p>The completion of an asynchronous lease writes the file from the client's thread: it holds the engine's
+ * owner weakly and fences it while it writes, so the file is never unmapped under it. Thread-safe.
+ */
+final class LeaseFetcher
+{
+    /**
+     * A fetch in flight this many source bounds is presumed dead (its JVM killed or frozen) and taken over: a live
+     * fetcher's completion, which releases the word, runs at the latest at one bound.
+     */
+    static final long TAKEOVER_BOUNDS = 3;
+
+    private final LeaseSource source;
+    private final WeakReference<Object> owner;
+    private final Ticker ticker;
+    private final long[] leaseSize;
+    /** Per action, the cluster's ms per token: how long its bucket takes to hold half a lease again. */
+    private final double[] msPerToken;
+    private final long takeoverNanos;
+    private final long pid;
+    private final LeaseGiveBack giveBacks;
+    /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
+    private final AtomicLongArray downUntil;
+
+    LeaseFetcher(final LeaseSource source, final Object owner, final Ticker ticker, final long[] limits,
+        final long[] windowsMs, final long[] leaseSize, final long takeoverNanos, final long pid,
+        final LeaseGiveBack giveBacks)
+    {
+        this.msPerToken = new double[limits.length];
+        for (int a = 0; a < limits.length; a++)
+        {
+            msPerToken[a] = limits[a] == 0 ? 0 : (double)windowsMs[a] / limits[a];
+        }
+        this.source = source;
+        this.owner = new WeakReference<>(owner);
+        this.ticker = ticker;
+        this.leaseSize = leaseSize.clone();
+        this.takeoverNanos = takeoverNanos;
+        this.pid = pid;
+        this.giveBacks = giveBacks;
+        this.downUntil = new AtomicLongArray(leaseSize.length);
+    }
+
+    /** @return whether a lease of action {@code a} ended unavailable within the last 2 x 50 ms before {@code now}. */
+    boolean isDown(final int a, final long now)
+    {
+        return now - downUntil.get(a) < 0;
+    }
+
+    /** Starts one asynchronous lease when the balance left is under half a lease and no fetch is in flight. */
+    void refillIfLow(final QuotaSlot slot, final CharSequence identifier, final Action action)
+    {
+        final int a = action.ordinal();
+        final Entry entry = slot.entry;
+        if (entry.leaseBalanceVolatile() >= (leaseSize[a] + 1) / 2 || entry.leaseRefillVolatile() != 0)
+        {
+            return;
+        }
+        final long now = ticker.nanos();
+        if (isDown(a, now) || LeaseBalance.emptyForMs(entry, now / 1_000_000L) > 0)
+        {
+            return;
+        }
+        fetch(slot, identifier, action, leaseSize[a], now);
+    }
+
+    /**
+     * Starts one asynchronous lease of {@code want} tokens when this thread wins the refill word; its completion
+     * commits the answer, whenever it comes within the source's bound, and releases the word.
+     *
+     * @return the commit's stage, or null when another fetch holds the word (or the entry changed).
+     */
+    CompletableFuture<Void> fetch(final QuotaSlot slot, final CharSequence identifier, final Action action,
+        final long want, final long now)
+    {
+        final Entry entry = slot.entry;
+        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, takeoverNanos, pid);
+        if (claim == 0)
+        {
+            return null;
+        }
+        giveBacks.remember(slot, action);
+        final long sequence = LeaseBalance.sequence(entry);
+        return source.lease(action, identifier.toString(), sequence, want).handle((grant, error) ->
+        {
+            final Object held = owner.get();
+            if (held == null)
+            {
+                return null; // the engine is gone and its file may be unmapped: write nothing
+            }
+            try
+            {
+                commit(slot, action, sequence, want, grant != null ? grant :
+                    new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0));
+            }
+            finally
+            {
+                LeaseBalance.releaseRefill(entry, slot.generation, claim);
+                Reference.reachabilityFence(held);
+            }
+            return (Void)null;
+        }).toCompletableFuture();
+    }
+
+    /**
+     * Commits a lease's answer. A grant short of what was asked means the cluster's bucket is drained: the node
+     * asks again only once it holds half a lease, so round trips follow tokens admitted, not checks refused.
+     */
+    private void commit(final QuotaSlot slot, final Action action, final long sequence, final long want,
+        final LeaseSource.Grant grant)
+    {
+        final long now = ticker.nanos();
+        final int a = action.ordinal();
+        switch (grant.status())
+        {
+            case LeaseSource.GRANTED ->
+            {
+                LeaseBalance.commitGrant(slot.entry, slot.generation, sequence, grant.tokens(), now);
+                if (grant.tokens() < want)
+                {
+                    final long halfLease = (leaseSize[a] + 1) / 2;
+                    LeaseBalance.markEmpty(slot.entry, slot.generation, now / 1_000_000L + grant.waitMs() +
+                        (long)Math.ceil((halfLease - 1) * msPerToken[a]));
+                }
+            }
+            case LeaseSource.STALE -> LeaseBalance.skipStale(slot.entry, slot.generation, sequence,
+                System.currentTimeMillis());
+            default -> downUntil.set(a, now + 2 * ClusterGate.CHECK_WAIT_NANOS);
+        }
+    }
+
+    /** Waits for {@code commit} until {@code deadline} (monotonic ns) at most; it then goes on without this check. */
+    void awaitUntil(final CompletableFuture<Void> commit, final long deadline)
+    {
+        try
+        {
+            commit.get(Math.max(0, deadline - ticker.nanos()), TimeUnit.NANOSECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final ExecutionException | TimeoutException ex)
+        {
+            // slower than the check may wait, or a broken source: the check answers without this lease
+        }
+    }
+
+}
