@@ -91,8 +91,14 @@ class ClusterStatsCommandTest
             assertEquals(1, down.get("fallbacksRefused").asLong(), down::toString);
             assertEquals(1, down.get("fallbacksLocal").asLong(), down::toString);
             assertEquals(2, down.get("refused").asLong(), "the fallbacks are not the cluster's refusals");
-            assertEquals(figure(done, "unavailable"), down.get("unavailable").asLong(), done);
-            assertEquals(figure(done, "roundTrips"), down.get("roundTrips").asLong(), done);
+            // the broker's figures were read before its close; as the node's last JVM the close then tries to give
+            // its leases' unspent tokens back: the first refund ends unavailable (Redis is dead) and the give-back
+            // stops, so the file holds one unavailable call more, and at most one round trip more (none when the
+            // client already knew it was disconnected and sent nothing)
+            assertEquals(figure(done, "unavailable") + 1, down.get("unavailable").asLong(), done + " " + down);
+            final long tripsAfter = down.get("roundTrips").asLong();
+            assertTrue(tripsAfter == figure(done, "roundTrips") || tripsAfter == figure(done, "roundTrips") + 1,
+                done + " " + down);
             assertEquals(2, after.at("/actions/auth/refused").asLong(), "carol's by the node, erin's by the fallback");
             final String closed = Cli.run("stats", "--prometheus", "--file", table.toString()).out();
             assertEquals(1, sample(closed, "floodgate_cluster_fallbacks_total{fallback=\"refuse\"}"), closed);
