@@ -103,12 +103,6 @@ public final class RedisLeaseSource implements LeaseSource
         return leases.isConnected();
     }
 
-    /** @return the client's running totals (round trips, tokens leased), for tests and meters. */
-    public LeaseCounters counters()
-    {
-        return leases.counters();
-    }
-
     @Override
     public void close()
     {
