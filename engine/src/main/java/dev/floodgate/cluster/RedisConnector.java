@@ -1,7 +1,9 @@
 package dev.floodgate.cluster;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -13,17 +15,21 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.HashedWheelTimer;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * One Lettuce connection to the lease server, set up so that no caller ever waits on Redis: commands time out after
  * the command timeout, are rejected at once while the connection is down (and those in flight when it drops are
  * failed, not replayed), and at most {@link #REQUEST_QUEUE} wait for a reply. Lettuce reconnects a connection it
  * once had; the first one is tried in the background, again at most every {@link #RETRY}, until it succeeds.
- * Thread-safe.
+ * Each time a connection comes up (the first, and every reconnect) the owner's {@code onConnect} is given its
+ * commands before any caller's: the first connection is handed to callers only after {@code onConnect} sent what
+ * it sends, so Redis runs that first on the connection. Thread-safe.
  */
 final class RedisConnector implements AutoCloseable
 {
@@ -45,16 +51,21 @@ final class RedisConnector implements AutoCloseable
     private final RedisURI uri;
     private final AtomicReference<StatefulRedisConnection<byte[], byte[]>> connection = new AtomicReference<>();
     private final AtomicBoolean connecting = new AtomicBoolean();
+    private final Consumer<RedisAsyncCommands<byte[], byte[]>> onConnect;
     private volatile long nextAttemptNanos;
     private volatile boolean closed;
 
     /**
      * @param uri            a redis:// or rediss:// URI.
      * @param commandTimeout how long a command may wait for its reply.
+     * @param onConnect      sends what every new connection needs first (without waiting for it); runs on
+     *                       Lettuce's threads, must not block, and may find the connection gone again.
      * @throws IllegalArgumentException if the URI is malformed.
      */
-    RedisConnector(final String uri, final Duration commandTimeout)
+    RedisConnector(final String uri, final Duration commandTimeout,
+        final Consumer<RedisAsyncCommands<byte[], byte[]>> onConnect)
     {
+        this.onConnect = onConnect;
         this.uri = RedisURI.create(uri);
         // the URI's timeout bounds the connection's handshake too: at the command's 50 ms, a loaded host (six JVMs
         // on two cores) never finished one and never connected; commands keep their own bound (TimeoutOptions)
@@ -78,6 +89,20 @@ final class RedisConnector implements AutoCloseable
             .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).keepAlive(true).tcpNoDelay(true)
                 .build())
             .build());
+        client.addListener(new RedisConnectionStateListener()
+        {
+            @Override
+            public void onRedisConnected(final RedisChannelHandler<?, ?> handler, final SocketAddress address)
+            {
+                final StatefulRedisConnection<byte[], byte[]> open = connection.get();
+                if (open != null && handler == open)
+                {
+                    // a reconnect (the first connection is not published yet): after this event has run its
+                    // course, so the connection accepts commands
+                    execute(() -> sendOnConnect(open));
+                }
+            }
+        });
         connectInBackground();
     }
 
@@ -137,6 +162,7 @@ final class RedisConnector implements AutoCloseable
                 {
                     if (opened != null)
                     {
+                        sendOnConnect(opened); // before any caller's command: Redis runs it first
                         connection.set(opened);
                         if (closed)
                         {
@@ -150,6 +176,30 @@ final class RedisConnector implements AutoCloseable
         {
             // the executor is shutting down: closed, or about to be
             connecting.set(false);
+        }
+    }
+
+    private void sendOnConnect(final StatefulRedisConnection<byte[], byte[]> open)
+    {
+        try
+        {
+            onConnect.accept(open.async());
+        }
+        catch (final RuntimeException ex)
+        {
+            // dropped again at once, or closed: the callers' commands meet the same state and answer for it
+        }
+    }
+
+    private void execute(final Runnable task)
+    {
+        try
+        {
+            resources.eventExecutorGroup().execute(task);
+        }
+        catch (final RuntimeException ex)
+        {
+            // the executor is shutting down: closed, or about to be
         }
     }
 

@@ -4,6 +4,7 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -15,8 +16,9 @@ import java.util.regex.Pattern;
 
 /**
  * A node's client of the lease server: leases tokens of a cluster bucket and gives them back, through the one
- * script ({@code lease.lua}, run by EVALSHA, sent whole by EVAL when the server does not know it, as after a
- * restart).
+ * script ({@code lease.lua}, run by EVALSHA). The script is loaded (SCRIPT LOAD) on every new connection, ahead
+ * of the calls on it, so a node's first lease is one round trip, not a NOSCRIPT and an EVAL; a call that meets
+ * NOSCRIPT anyway (a SCRIPT FLUSH, a restarted Redis answering before the load) sends it whole by EVAL.
  *
  * <p>Guarantees, under any concurrency: every call ends in exactly one {@link Lease}, never an exception (bad
  * arguments aside, which are programming errors); a synchronous call returns within the timeout it was opened with
@@ -62,7 +64,9 @@ public final class RedisLeases implements AutoCloseable
         {
             throw new IllegalArgumentException("timeout " + timeout + ": expected at least 1 ms");
         }
-        return new RedisLeases(new RedisConnector(uri, timeout), timeout.toMillis());
+        final byte[] script = SCRIPT.text().getBytes(StandardCharsets.UTF_8);
+        return new RedisLeases(new RedisConnector(uri, timeout, commands -> commands.scriptLoad(script)),
+            timeout.toMillis());
     }
 
     /**

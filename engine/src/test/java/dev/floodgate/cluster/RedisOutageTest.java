@@ -117,7 +117,9 @@ class RedisOutageTest
             assertEquals(0, dead[0], "nothing is granted while Redis is dead");
             assertTrue(dead[1] > 0, "and the calls went on, answered unavailable");
             assertTrue(back[0] > 0, "leases resume within 10 s of the restart");
-            assertTrue(leases.counters().scriptReloads() >= 1, "the restarted Redis was sent the script whole");
+            // the restarted Redis knows the script again: loaded on the reconnect, or sent whole by a call that
+            // came first (ScriptPreloadTest asserts the load itself)
+            assertEquals(1L, ((java.util.List<?>)redis.call("SCRIPT", "EXISTS", LeaseScript.load().sha1())).get(0));
             assertTrue(maxCallNanos.get() < TimeUnit.MILLISECONDS.toNanos(MAX_CALL_MS),
                 "every call answered within " + MAX_CALL_MS + " ms: the longest took " + maxCallNanos.get() / 1e6);
         }
