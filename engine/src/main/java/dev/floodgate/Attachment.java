@@ -48,7 +48,7 @@ final class Attachment
     {
         this.table = table;
         // first: a missing client fails the attachment before any thread is started
-        this.cluster = config.hasClusterQuota() ? ClusterWiring.gate(owner, config, table.header()) : null;
+        this.cluster = config.hasClusterQuota() ? ClusterWiring.gate(owner, config, table) : null;
         this.counterRegion = new CounterRegion(table.header());
         this.counters = new CheckCounters(Action.values().length);
         this.clusterRegion = new ClusterCounterRegion(table.header());

@@ -3,6 +3,8 @@ package dev.floodgate;
 import dev.floodgate.door.ClusterGate;
 import dev.floodgate.door.LeaseSource;
 import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.SlotLocks;
 
 import java.lang.reflect.InvocationTargetException;
 
@@ -21,11 +23,11 @@ final class ClusterWiring
 
     /**
      * @param owner  the engine's owner, which keeps the file mapped.
-     * @param header the table's header: the node's name comes from it.
+     * @param table  the table: the node's name comes from its header, the fetchers' liveness from its locks.
      * @return the gate, its client connecting in the background.
      * @throws IllegalStateException when Lettuce is not on the class path.
      */
-    static ClusterGate gate(final Object owner, final FloodgateConfig config, final FileHeader header)
+    static ClusterGate gate(final Object owner, final FloodgateConfig config, final QuotaTable table)
     {
         final int n = Action.values().length;
         final long[] limits = new long[n];
@@ -43,8 +45,10 @@ final class ClusterWiring
             }
             local[a] = config.clusterFallsBackLocal(action);
         }
-        return new ClusterGate(source(config.clusterRedisUri(), limits, windows, nodeName(header)), owner,
-            config.ticker(), limits, windows, leases, local, config.clusterRetryAfterMs());
+        final SlotLocks locks = table.locks();
+        return new ClusterGate(source(config.clusterRedisUri(), limits, windows, nodeName(table.header())), owner,
+            config.ticker(), limits, windows, leases, local, config.clusterRetryAfterMs(),
+            SlotLocks.holderOf(table.owner()), locks::isHolderAlive);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.floodgate.store.Entry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongPredicate;
 
 /**
  * The cluster's half of a check of an action with a cluster quota (issue 12): after the node's door admitted
@@ -64,9 +65,12 @@ public final class ClusterGate implements AutoCloseable
      * @param leaseSize    per action ordinal, the tokens a lease asks for; 0 where the action has no cluster quota.
      * @param local        per action ordinal, the fallback: true to admit on the node's quota, false to refuse.
      * @param retryAfterMs the retry-after of a refusal for want of a lease.
+     * @param holder       this process's name in a lease entry's refill word, at most 24 bits.
+     * @param holderAlive  whether the process a refill word names is alive (a kernel question, not a pid's).
      */
     public ClusterGate(final LeaseSource source, final Object owner, final Ticker ticker, final long[] limits,
-        final long[] windowsMs, final long[] leaseSize, final boolean[] local, final long retryAfterMs)
+        final long[] windowsMs, final long[] leaseSize, final boolean[] local, final long retryAfterMs,
+        final long holder, final LongPredicate holderAlive)
     {
         this.limits = limits.clone();
         this.source = source;
@@ -75,10 +79,10 @@ public final class ClusterGate implements AutoCloseable
         this.local = local.clone();
         this.retryAfterMs = retryAfterMs;
         this.counters = new ClusterCounters(leaseSize.length);
-        final long pid = ProcessHandle.current().pid();
+        final RefillHolders holders = new RefillHolders(holder, holderAlive);
         final long takeoverNanos = LeaseFetcher.TAKEOVER_BOUNDS * TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
-        this.giveBacks = new LeaseGiveBack(source, ticker, windowsMs, takeoverNanos, pid);
-        this.fetcher = new LeaseFetcher(source, owner, ticker, limits, windowsMs, leaseSize, takeoverNanos, pid,
+        this.giveBacks = new LeaseGiveBack(source, ticker, windowsMs, takeoverNanos, holders);
+        this.fetcher = new LeaseFetcher(source, owner, ticker, limits, windowsMs, leaseSize, takeoverNanos, holders,
             giveBacks);
     }
 

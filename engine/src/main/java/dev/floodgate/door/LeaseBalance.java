@@ -17,7 +17,9 @@ import dev.floodgate.store.Entry;
  * retry, so a fetcher that took over from one killed or stalled mid-fetch sends the same number and gets the same
  * grant; only the first commit of a number adds it. A JVM killed between the two steps loses that grant: the
  * node then admits less than the cluster leased it, never more. The refill word holds {@code since ms << 24 |
- * pid}: a word older than the takeover timeout belongs to a fetcher presumed dead.
+ * holder} (the fetcher's registry slot and token bits, {@link RefillHolders}): a word whose holder the kernel says
+ * is dead is taken over once it is older than a check's wait; one older than the takeover timeout belongs to a
+ * fetcher presumed dead (or frozen) in any case.
  *
  * <p><b>Giving back</b> ({@link LeaseGiveBack}) holds the refill word too: {@link #takeAll} empties the balance by
  * one compare-and-set, and {@link #reserveSequence} moves the sequence on before the refund is sent with the old
@@ -34,8 +36,14 @@ final class LeaseBalance
     /** {@link #spend}: the entry changed under the check (reclaimed); nothing taken, resolve it again. */
     static final int GONE = 2;
 
-    private static final int PID_BITS = 24;
-    private static final long PID_MASK = (1L << PID_BITS) - 1;
+    /** The refill word's low bits: who fetches. */
+    static final int HOLDER_BITS = 24;
+    private static final long HOLDER_MASK = (1L << HOLDER_BITS) - 1;
+    /**
+     * A refill word younger than this is not asked about (a live fetch ends in well under it, and the question is a
+     * system call): a check's own wait.
+     */
+    private static final long PROBE_AFTER_MS = ClusterGate.CHECK_WAIT_NANOS / 1_000_000L;
     private static final long MS_MASK = (1L << 40) - 1;
     /** Sequence numbers a millisecond of wall clock is worth: a lease entry made again starts past its old ones. */
     private static final long SEQUENCES_PER_MS = 1_000L;
@@ -126,16 +134,16 @@ final class LeaseBalance
     }
 
     /**
-     * Takes the refill word, when no fetch is in flight or the one in flight started at least
-     * {@code takeoverNanos} ago.
+     * Takes the refill word, when no fetch is in flight, or the one in flight started at least
+     * {@code takeoverNanos} ago, or its holder is dead and it started at least a check's wait ago.
      *
      * @param nowNanos monotonic ns, the same clock every JVM of the host reads.
-     * @param pid      this process's id (its low 24 bits are kept, to tell who fetches).
+     * @param holders  this process's name, and who is alive.
      * @return the claim, to {@link #releaseRefill} after the commit; 0 when another fetch holds the word, or the
      * entry changed.
      */
     static long claimRefill(final Entry entry, final long generation, final long nowNanos, final long takeoverNanos,
-        final long pid)
+        final RefillHolders holders)
     {
         final long word = entry.leaseRefillVolatile();
         if (!entry.isCurrentAcquire(generation))
@@ -143,11 +151,16 @@ final class LeaseBalance
             return 0;
         }
         final long nowMs = nowNanos / 1_000_000L;
-        if (word != 0 && (nowMs - sinceMs(word) & MS_MASK) < takeoverNanos / 1_000_000L)
+        if (word != 0)
         {
-            return 0;
+            final long ageMs = nowMs - sinceMs(word) & MS_MASK;
+            if (ageMs < takeoverNanos / 1_000_000L &&
+                (ageMs < PROBE_AFTER_MS || holders.alive().test(holderOf(word))))
+            {
+                return 0;
+            }
         }
-        final long claim = (nowMs & MS_MASK) << PID_BITS | (pid & PID_MASK);
+        final long claim = (nowMs & MS_MASK) << HOLDER_BITS | holders.self();
         final long nonZero = claim == 0 ? 1 : claim;
         return nonZero != word && entry.casLeaseRefill(word, nonZero) ? nonZero : 0;
     }
@@ -227,13 +240,13 @@ final class LeaseBalance
     /** @return the monotonic ms the refill word's fetch started at. */
     static long sinceMs(final long word)
     {
-        return word >>> PID_BITS;
+        return word >>> HOLDER_BITS;
     }
 
-    /** @return the low 24 bits of the refill word's fetcher's pid. */
-    static long pidOf(final long word)
+    /** @return the refill word's fetcher, as {@link RefillHolders} names it. */
+    static long holderOf(final long word)
     {
-        return word & PID_MASK;
+        return word & HOLDER_MASK;
     }
 
     private static boolean advance(final Entry entry, final long generation, final long expected, final long next)

@@ -35,13 +35,13 @@ final class LeaseFetcher
     /** Per action, the cluster's ms per token: how long its bucket takes to hold half a lease again. */
     private final double[] msPerToken;
     private final long takeoverNanos;
-    private final long pid;
+    private final RefillHolders holders;
     private final LeaseGiveBack giveBacks;
     /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
     private final AtomicLongArray downUntil;
 
     LeaseFetcher(final LeaseSource source, final Object owner, final Ticker ticker, final long[] limits,
-        final long[] windowsMs, final long[] leaseSize, final long takeoverNanos, final long pid,
+        final long[] windowsMs, final long[] leaseSize, final long takeoverNanos, final RefillHolders holders,
         final LeaseGiveBack giveBacks)
     {
         this.msPerToken = new double[limits.length];
@@ -54,7 +54,7 @@ final class LeaseFetcher
         this.ticker = ticker;
         this.leaseSize = leaseSize.clone();
         this.takeoverNanos = takeoverNanos;
-        this.pid = pid;
+        this.holders = holders;
         this.giveBacks = giveBacks;
         this.downUntil = new AtomicLongArray(leaseSize.length);
     }
@@ -92,7 +92,7 @@ final class LeaseFetcher
         final long want, final long now)
     {
         final Entry entry = slot.entry;
-        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, takeoverNanos, pid);
+        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, takeoverNanos, holders);
         if (claim == 0)
         {
             return null;

@@ -52,7 +52,7 @@ public final class LeaseGiveBack
     private final Ticker ticker;
     private final long[] windowsNanos;
     private final long takeoverNanos;
-    private final long pid;
+    private final RefillHolders holders;
     private final ConcurrentHashMap<Ref, Watch> known = new ConcurrentHashMap<>();
 
     /** A lease this JVM refilled. */
@@ -77,7 +77,7 @@ public final class LeaseGiveBack
     }
 
     LeaseGiveBack(final LeaseSource source, final Ticker ticker, final long[] windowsMs, final long takeoverNanos,
-        final long pid)
+        final RefillHolders holders)
     {
         this.source = source;
         this.ticker = ticker;
@@ -87,7 +87,7 @@ public final class LeaseGiveBack
             windowsNanos[a] = TimeUnit.MILLISECONDS.toNanos(windowsMs[a]);
         }
         this.takeoverNanos = takeoverNanos;
-        this.pid = pid;
+        this.holders = holders;
     }
 
     /**
@@ -206,7 +206,7 @@ public final class LeaseGiveBack
     {
         final Entry entry = watch.slot.entry;
         final long generation = watch.slot.generation;
-        final long claim = LeaseBalance.claimRefill(entry, generation, ticker.nanos(), takeoverNanos, pid);
+        final long claim = LeaseBalance.claimRefill(entry, generation, ticker.nanos(), takeoverNanos, holders);
         if (claim == 0)
         {
             return SKIPPED; // a refill in flight: the lease is in use

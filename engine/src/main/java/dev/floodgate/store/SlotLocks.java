@@ -34,6 +34,10 @@ public final class SlotLocks
 {
     private static final long REPLACE_BYTE = 1000;
     private static final long TOKEN_MASK = (1L << 56) - 1;
+    /** The width of a {@link #holderOf} name: 7 bits of slot (1 to 64) and 17 of token. */
+    public static final int HOLDER_BITS = 24;
+    private static final int HOLDER_TOKEN_BITS = 17;
+    private static final long HOLDER_TOKEN_MASK = (1L << HOLDER_TOKEN_BITS) - 1;
 
     private final LockFile file;
 
@@ -126,6 +130,33 @@ public final class SlotLocks
     {
         final int slot = (int)(owner >>> 56) - 1;
         return slot >= 0 && slot < FileHeader.MAX_PROCESSES ? slot : -1;
+    }
+
+    /**
+     * @param owner an owner word.
+     * @return a {@value #HOLDER_BITS}-bit name of it, for a word with no room for the whole owner (a lease entry's
+     * refill word): its slot and the low bits of its token. Two registrations of one slot share a name once in
+     * 2^{@value #HOLDER_TOKEN_BITS}: such a holder reads as alive, which only delays a takeover, never hastens it.
+     */
+    public static long holderOf(final long owner)
+    {
+        return (long)(slotOf(owner) + 1) << HOLDER_TOKEN_BITS | owner & HOLDER_TOKEN_MASK;
+    }
+
+    /**
+     * @param holder a name from {@link #holderOf}.
+     * @return true when a live process holds the slot it names under that registration (this one included);
+     * a kernel lock query, so a system call: ask only when the answer matters.
+     */
+    public boolean isHolderAlive(final long holder)
+    {
+        final int slot = (int)(holder >>> HOLDER_TOKEN_BITS) - 1;
+        if (slot < 0 || slot >= FileHeader.MAX_PROCESSES)
+        {
+            return false;
+        }
+        final long token = tokenVolatile(slot);
+        return slotOf(token) == slot && (token & HOLDER_TOKEN_MASK) == (holder & HOLDER_TOKEN_MASK) && isHeld(slot);
     }
 
     /** @param slot a slot. @return the owner word it holds now, volatile read; 0 when none. */

@@ -57,22 +57,51 @@ class LeaseBalanceTest
         assertEquals(LeaseBalance.GONE, LeaseBalance.spend(entry, GENERATION, 1));
         assertFalse(LeaseBalance.giveBack(entry, GENERATION, 1));
         assertFalse(LeaseBalance.commitGrant(entry, GENERATION, sequence, 10, NOW));
-        assertEquals(0, LeaseBalance.claimRefill(entry, GENERATION, NOW, TAKEOVER_NANOS, 42));
+        assertEquals(0, LeaseBalance.claimRefill(entry, GENERATION, NOW, TAKEOVER_NANOS, alive(42)));
         assertEquals(5, entry.leaseBalanceVolatile());
         assertEquals(sequence, LeaseBalance.sequence(entry));
         assertEquals(0, entry.leaseRefillVolatile());
     }
 
     @Test
+    void shouldTakeOverAFetcherTheKernelSaysIsDeadOnceItsWordIsOlderThanACheckWaits()
+    {
+        final long first = LeaseBalance.claimRefill(entry, GENERATION, NOW, TAKEOVER_NANOS, alive(4242));
+        final List<Long> asked = new ArrayList<>();
+        final RefillHolders sibling = new RefillHolders(77, holder ->
+        {
+            asked.add(holder);
+            return false; // 4242 was killed
+        });
+        final long probeAfter = ClusterGate.CHECK_WAIT_NANOS;
+        assertEquals(0, LeaseBalance.claimRefill(entry, GENERATION, NOW + probeAfter - 1_000_000, TAKEOVER_NANOS,
+            sibling), "a word younger than a check's wait is not asked about");
+        assertEquals(List.of(), asked);
+        assertEquals(0, LeaseBalance.claimRefill(entry, GENERATION, NOW + probeAfter, TAKEOVER_NANOS,
+            alive(77)), "a live holder keeps its word until the takeover timeout");
+        final long second = LeaseBalance.claimRefill(entry, GENERATION, NOW + probeAfter, TAKEOVER_NANOS, sibling);
+        assertNotEquals(0, second, "a dead holder's word is taken over long before the timeout");
+        assertEquals(List.of(4242L), asked, "the kernel was asked about the holder the word names");
+        assertEquals(77, LeaseBalance.holderOf(second));
+        LeaseBalance.releaseRefill(entry, GENERATION, first);
+        assertEquals(second, entry.leaseRefillVolatile(), "the dead fetcher's late release clears nothing");
+    }
+
+    private static RefillHolders alive(final long holder)
+    {
+        return new RefillHolders(holder, h -> true);
+    }
+
+    @Test
     void shouldLetOneFetcherRefillAtATimeAndTakeOverADeadOne()
     {
-        final long first = LeaseBalance.claimRefill(entry, GENERATION, NOW, TAKEOVER_NANOS, 4242);
+        final long first = LeaseBalance.claimRefill(entry, GENERATION, NOW, TAKEOVER_NANOS, alive(4242));
         assertNotEquals(0, first);
-        assertEquals(4242, LeaseBalance.pidOf(first));
+        assertEquals(4242, LeaseBalance.holderOf(first));
         assertEquals(NOW / 1_000_000, LeaseBalance.sinceMs(first));
         assertEquals(0, LeaseBalance.claimRefill(entry, GENERATION, NOW + TAKEOVER_NANOS - 1_000_000, TAKEOVER_NANOS,
-            77), "a fetch in flight keeps the word until its timeout");
-        final long second = LeaseBalance.claimRefill(entry, GENERATION, NOW + TAKEOVER_NANOS, TAKEOVER_NANOS, 77);
+            alive(77)), "a fetch in flight keeps the word until its timeout");
+        final long second = LeaseBalance.claimRefill(entry, GENERATION, NOW + TAKEOVER_NANOS, TAKEOVER_NANOS, alive(77));
         assertNotEquals(0, second, "a fetch older than the timeout is taken over");
         LeaseBalance.releaseRefill(entry, GENERATION, first);
         assertEquals(second, entry.leaseRefillVolatile(), "the fetcher taken over from clears nothing");
@@ -125,7 +154,7 @@ class LeaseBalanceTest
                     }
                     // stalled fetchers are taken over now and then: the clock jumps past the timeout
                     final long now = clock.addAndGet(random.nextInt(50) == 0 ? TAKEOVER_NANOS : 1_000);
-                    final long claim = LeaseBalance.claimRefill(entry, GENERATION, now, TAKEOVER_NANOS, pid);
+                    final long claim = LeaseBalance.claimRefill(entry, GENERATION, now, TAKEOVER_NANOS, alive(pid));
                     if (claim != 0)
                     {
                         final long sequence = LeaseBalance.sequence(entry);

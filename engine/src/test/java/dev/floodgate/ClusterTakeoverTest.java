@@ -1,0 +1,117 @@
+package dev.floodgate;
+
+import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.ClusterVictim;
+import dev.floodgate.testkit.LocalRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A JVM SIGKILLed with its node's refill in flight holds the lease entry's refill word. Its sibling asks the
+ * kernel (the registry's slot locks) whether the holder lives, and takes the word over at its first check that
+ * finds the balance short once the word is older than a check's wait, instead of refusing that key until the
+ * takeover bound (3 x the lease's 1 s) has passed.
+ *
+ * <p>Deterministic: the sibling reads a ticker that starts at the kill and moves 100 us per read, so its checks
+ * see well under a second pass however slowly the host runs them; the victim leases from one Redis (stopped
+ * around the kill, so its refill never ends), the sibling from another, whose call count says whether the sibling
+ * sent a lease at all.
+ */
+@Timeout(180)
+class ClusterTakeoverTest
+{
+    private static final long LEASE = 10;
+    private static final long LIMIT = 1_000;
+    private static final long WINDOW_MS = 60_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aSiblingTakesOverTheRefillOfAKilledFetcherWithoutWaitingForTheTakeoverBound() throws Exception
+    {
+        final Path file = dir.resolve("node.map");
+        final Path leaseGo = dir.resolve("lease");
+        final Path spendGo = dir.resolve("spend");
+        try (LocalRedis victimsRedis = LocalRedis.start(); LocalRedis siblingsRedis = LocalRedis.start();
+            ChildJvm victim = ChildJvm.start(ClusterVictim.class, file.toString(), victimsRedis.uri(), "hot",
+                Long.toString(LIMIT), Long.toString(WINDOW_MS), Long.toString(LEASE), leaseGo.toString(),
+                spendGo.toString()))
+        {
+            victim.awaitLine("READY", 120);
+            Files.createFile(leaseGo);
+            victim.awaitLine("LEASED", 60);
+            victimsRedis.pause();
+            final long killedAt;
+            try
+            {
+                Files.createFile(spendGo);
+                victim.awaitLine("SPENT", 60); // its refill waits on the stopped server, holding the word
+                killedAt = System.nanoTime();
+                victim.kill();
+            }
+            finally
+            {
+                victimsRedis.resume();
+            }
+
+            final AtomicLong virtual = new AtomicLong(killedAt);
+            final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
+                .limit(Action.PUBLISH, 1_000_000, 1_000).clusterRedisUri(siblingsRedis.uri())
+                .clusterLimit(Action.PUBLISH, LIMIT, WINDOW_MS).clusterLease(Action.PUBLISH, LEASE)
+                .clusterFallbackLocal(Action.PUBLISH, false)
+                .ticker(() -> virtual.addAndGet(100_000)).build();
+            try (Floodgate sibling = Floodgate.open(config))
+            {
+                // the victim left LEASE - (LEASE / 2 + 1) = 4 tokens: spent, then the balance is short
+                int admitted = 0;
+                for (int check = 0; check < 8; check++)
+                {
+                    admitted += sibling.checkLimit("hot", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
+                }
+                final long seenNanos = virtual.get() - killedAt;
+                assertTrue(seenNanos < TimeUnit.SECONDS.toNanos(2), "the sibling's clock stayed well under the " +
+                    "3 s takeover bound: " + seenNanos / 1_000_000 + " ms");
+                assertTrue(admitted >= 4, "the balance the victim left was spent: " + admitted);
+
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (scriptCalls(siblingsRedis) == 0)
+                {
+                    assertTrue(System.nanoTime() - deadline < 0, "the sibling never asked for a lease: the dead " +
+                        "fetcher's refill word was not taken over within " + seenNanos / 1_000_000 + " ms");
+                    Thread.sleep(20);
+                }
+                long more = 0;
+                while (more == 0)
+                {
+                    assertTrue(System.nanoTime() - deadline < 0, "leases resumed on the sibling within 30 s");
+                    more += sibling.checkLimit("hot", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
+                }
+                assertEquals(1, more);
+            }
+        }
+    }
+
+    private static long scriptCalls(final LocalRedis redis) throws Exception
+    {
+        final String stats = String.valueOf(redis.call("INFO", "commandstats"));
+        long calls = 0;
+        final Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)").matcher(stats);
+        while (m.find())
+        {
+            calls += Long.parseLong(m.group(2));
+        }
+        return calls;
+    }
+}
