@@ -6,10 +6,11 @@ import static dev.floodgate.store.EntryLayout.STATE_OFFSET;
 
 /**
  * A bucket entry's own words, over an {@link Entry}: the TAT word (line 0, beside the generation every check
- * loads) and the conversion side record that {@code BucketConversion} keeps under the update lock. The one owner
- * of their offsets; the header, the generation and the lock-free write protocol are {@link Entry}'s, and a
- * {@code cas...} here is a lock-free write only under that protocol: load the word, pass
- * {@link Entry#isCurrentAcquire}, then compare-and-set against the word loaded.
+ * loads) and the conversion side record that {@code BucketConversion} keeps under the update lock (in the
+ * tombstone record's place, which a live bucket does not use: see {@link EntryLayout}). The one owner of these
+ * words; the header, the generation and the lock-free write protocol are {@link Entry}'s, and a {@code cas...}
+ * here is a lock-free write only under that protocol: load the word, pass {@link Entry#isCurrentAcquire}, then
+ * compare-and-set against the word loaded.
  *
  * <p>A final class of static methods over the entry, as Aeron's {@code LogBufferDescriptor} is over its buffer,
  * rather than a flyweight of its own: a check reaches these words by the same one load of the entry's buffer as

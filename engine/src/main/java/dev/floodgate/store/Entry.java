@@ -12,8 +12,9 @@ import static dev.floodgate.store.EntryLayout.*;
  * lease), in the file or a copy, laid out as {@link EntryLayout} draws it, and the owner of the header every kind
  * shares (generation, kind, action, units, created, label, touched, the tombstone's record). Each kind's own
  * words are reached through this flyweight by {@link BucketWords}, {@link ShardWords} (windows and blocked
- * counters) and {@link LeaseWords}. Nothing outside these four classes and the layout knows an offset, each
- * offset is used by one of them only, and every access names its memory order ({@code Volatile},
+ * counters) and {@link LeaseWords}. Nothing outside these four classes and the layout knows an offset, and each
+ * word has one owner among them (where two words share an offset, as line 0's state word is a bucket's TAT or a
+ * lease's balance, each kind's class owns its own); every access names its memory order ({@code Volatile},
  * {@code Acquire}, {@code Release}, plain) and what it may race with.
  *
  * <p><b>Who writes what.</b> Checks write only the state words (and Touched, on refusal), without a lock, with

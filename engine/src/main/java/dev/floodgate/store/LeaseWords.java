@@ -8,7 +8,7 @@ import static dev.floodgate.store.EntryLayout.STATE_OFFSET;
 /**
  * A lease entry's own words (issue 12), over an {@link Entry}: its balance (line 0, where a bucket's TAT is),
  * and on their own line the next sequence number, the refill in flight and the cluster's empty-until mark. The
- * one owner of their offsets; the header, the generation and the lock-free write protocol are {@link Entry}'s.
+ * one owner of these words; the header, the generation and the lock-free write protocol are {@link Entry}'s.
  * Checks and fetchers write these words without a lock, so every {@code cas...} here follows that protocol: load
  * the word ({@code ...Volatile}), pass {@link Entry#isCurrentAcquire}, then compare-and-set against the word
  * loaded; it returns true when the word was {@code expected} and is now {@code next}.

@@ -7,7 +7,7 @@ import static dev.floodgate.store.EntryLayout.SHARD_STRIDE;
 /**
  * The shard lines of a window entry (each shard's word, {@code window tag | used}, and its newest window number)
  * and of a blocked counter (each shard's refusals), over an {@link Entry}: one cache line per shard, so CPUs
- * claiming from one hot key's different shards never share a line. The one owner of their offsets; the header,
+ * claiming from one hot key's different shards never share a line. The one owner of these words; the header,
  * the generation and the lock-free write protocol are {@link Entry}'s, and a {@code cas...} here is a lock-free
  * write only under that protocol: load the word, pass {@link Entry#isCurrentAcquire}, then compare-and-set
  * against the word loaded (it returns true when the word was {@code expected} and is now {@code next}).
