@@ -5,9 +5,11 @@ import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.reader.TableCounters;
 import dev.floodgate.reader.TableEntry;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.ShardWords;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,13 +45,13 @@ final class TableAdmin
                 final long now = ticker.nanos();
                 if (kind == Entry.KIND_BUCKET)
                 {
-                    value.putBucketTatVolatile(new TokenBucket(value.limit(), value.windowMs()).fullWord(now));
+                    BucketWords.putTatVolatile(value, new TokenBucket(value.limit(), value.windowMs()).fullWord(now));
                 }
                 else
                 {
-                    for (int shard = 0, n = value.shards(); shard < n; shard++)
+                    for (int shard = 0, n = ShardWords.count(value); shard < n; shard++)
                     {
-                        value.putShardVolatile(shard, 0); // window words, blocked stripes
+                        ShardWords.putWordVolatile(value, shard, 0); // window words, blocked stripes
                     }
                 }
                 // A reset entry is logically gone: checks holding its address go back to the table, and the
@@ -67,7 +69,7 @@ final class TableAdmin
     /** See {@link Floodgate#blockedCount}. Under the segment's guard and read lock. */
     static long blockedCount(final QuotaTable table, final CharSequence identifier, final Action action)
     {
-        return table.locked().readValue(Entry.KIND_BLOCKED, action, identifier, Entry::blockedCountVolatile, 0);
+        return table.locked().readValue(Entry.KIND_BLOCKED, action, identifier, ShardWords::blockedCountVolatile, 0);
     }
 
     /** See {@link Floodgate#topBlocked}. */

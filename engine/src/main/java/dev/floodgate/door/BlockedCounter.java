@@ -2,6 +2,7 @@ package dev.floodgate.door;
 
 import dev.floodgate.Action;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.ShardWords;
 
 /**
  * The blocked counter of an (identifier, action): where either door and a charge record a refusal in the file,
@@ -50,13 +51,13 @@ final class BlockedCounter
      * Adds one refusal to a blocked counter's shard and, at most once a second, stores the touch time: striped
      * so racing refusals from several CPUs add to different lines, and the generation line every check reads
      * stays shared instead of bouncing on each refusal. Both writes are generation-checked
-     * ({@link Entry#addRefusalIfCurrent}, {@link Entry#touchIfCurrent}).
+     * ({@link ShardWords#addRefusalIfCurrent}, {@link Entry#touchIfCurrent}).
      *
      * @return false when the generation changed before the count landed (nothing written: resolve again).
      */
     static boolean addRefusal(final Entry entry, final long generation, final int shard, final long now)
     {
-        if (!entry.addRefusalIfCurrent(generation, shard))
+        if (!ShardWords.addRefusalIfCurrent(entry, generation, shard))
         {
             return false;
         }

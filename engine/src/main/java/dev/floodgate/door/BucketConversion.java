@@ -1,5 +1,6 @@
 package dev.floodgate.door;
 
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 
 import java.util.function.LongSupplier;
@@ -11,7 +12,7 @@ import java.util.function.LongSupplier;
  *
  * <p>The steps, each a single store or compare-and-set:
  * <ol>
- * <li>record the old units and the TAT word in the side record (see {@link Entry#conversionTat}) and freeze
+ * <li>record the old units and the TAT word in the side record (see {@link BucketWords#conversionTat}) and freeze
  * the word by compare-and-set to {@link TokenBucket#FROZEN}, retrying while checks move it; from then on no
  * check can move it ({@link TokenBucket} treats it as stale), and the side record is the truth;</li>
  * <li>publish a new entry generation (release): a check that resolved before it resolves again;</li>
@@ -57,7 +58,7 @@ final class BucketConversion
     static void run(final Entry value, final LongSupplier nextGeneration, final long limit,
         final long windowMs, final TokenBucket to, final long version, final long nowNanos, final int steps)
     {
-        if (value.bucketTatVolatile() == TokenBucket.FROZEN)
+        if (BucketWords.tatVolatile(value) == TokenBucket.FROZEN)
         {
             undo(value);
         }
@@ -70,14 +71,14 @@ final class BucketConversion
         final long oldWindowMs = value.windowMs();
         if (oldLimit != limit || oldWindowMs != windowMs)
         {
-            value.putConversionUnits(packUnits(oldLimit, oldWindowMs));
+            BucketWords.putConversionUnits(value, packUnits(oldLimit, oldWindowMs));
             long tat;
             do
             {
-                tat = value.bucketTatVolatile();
-                value.putConversionTat(tat);
+                tat = BucketWords.tatVolatile(value);
+                BucketWords.putConversionTat(value, tat);
             }
-            while (!value.casBucketTat(tat, TokenBucket.FROZEN));
+            while (!BucketWords.casTat(value, tat, TokenBucket.FROZEN));
             if (steps < 2)
             {
                 return;
@@ -94,7 +95,7 @@ final class BucketConversion
             }
             final long converted = new TokenBucket(oldLimit, oldWindowMs).convert(tat, nowNanos, to);
             // one unit more debt when equal, so an old-units compare-and-set cannot land on the new word
-            value.putBucketTatVolatile(converted == tat ? TokenBucket.notFrozen(converted + 1) : converted);
+            BucketWords.putTatVolatile(value, converted == tat ? TokenBucket.notFrozen(converted + 1) : converted);
             if (steps < 5)
             {
                 return;
@@ -106,9 +107,9 @@ final class BucketConversion
     /** Puts back the units and the word a killed conversion recorded; the word last, so it stays frozen till then. */
     private static void undo(final Entry value)
     {
-        final long units = value.conversionUnits();
+        final long units = BucketWords.conversionUnits(value);
         value.putUnits(units & LIMIT_MASK, units >>> LIMIT_BITS);
-        value.putBucketTatVolatile(value.conversionTat());
+        BucketWords.putTatVolatile(value, BucketWords.conversionTat(value));
     }
 
     private static final int LIMIT_BITS = 34;

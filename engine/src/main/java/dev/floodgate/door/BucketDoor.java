@@ -56,7 +56,7 @@ final class BucketDoor
         final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
         if (verdict == Doors.OVER || doors.overCluster(action, cost))
         {
-            return doors.never(identifier, hash, action, rule);
+            return Outcomes.never(doors, identifier, hash, action, rule);
         }
         final long now = doors.clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
         final boolean clustered = doors.clustered(action);
@@ -64,7 +64,7 @@ final class BucketDoor
         long result = claim(doors, identifier, hash, action, rule, cost, claimed, 0, held);
         if (result == UNREACHABLE)
         {
-            return doors.unavailable(action);
+            return Outcomes.unavailable(doors, action);
         }
         if (clustered && result == CheckResult.ADMITTED)
         {
@@ -76,7 +76,7 @@ final class BucketDoor
             }
             claimed[0] = null;
         }
-        return doors.outcome(identifier, hash, action, rule, result, now);
+        return Outcomes.outcome(doors, identifier, hash, action, rule, result, now);
     }
 
     /**

@@ -43,7 +43,7 @@ final class Charges
         long refusal = CheckResult.ADMITTED;
         for (final Charge c : charges)
         {
-            final long result = doors.unavailable(c.action());
+            final long result = Outcomes.unavailable(doors, c.action());
             refusal = refusal == CheckResult.ADMITTED ? result : refusal;
         }
         return refusal;
@@ -263,7 +263,7 @@ final class Charges
             final long result = charging.results[i];
             if (result != CheckResult.ADMITTED && !charging.unreachable[i] && (refused < 0 || i <= refused))
             {
-                if (doors.refusal(c.identifier(), QuotaCache.hash(c.identifier()), c.action(),
+                if (Outcomes.refusal(doors, c.identifier(), QuotaCache.hash(c.identifier()), c.action(),
                     policy.rule(c.action()), result, charging.nows[i]))
                 {
                     continue; // a shadow quota never fails the whole

@@ -4,6 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseWords;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -189,7 +190,7 @@ public final class ClusterGate implements AutoCloseable
         else
         {
             // another thread of the node fetches: wait for it, as long as this check may wait
-            while (entry.leaseRefillVolatile() != 0 && entry.leaseBalanceVolatile() < cost &&
+            while (LeaseWords.refillVolatile(entry) != 0 && LeaseWords.balanceVolatile(entry) < cost &&
                 ticker.nanos() - deadline < 0)
             {
                 LockSupport.parkNanos(WAIT_STEP_NANOS);
@@ -212,7 +213,7 @@ public final class ClusterGate implements AutoCloseable
             return refused(a, waitMs);
         }
         // Redis said nothing within the check's bound (unavailable, or slower than 50 ms): no lease to spend
-        if (fetcher.isDown(a, later) || entry.leaseRefillVolatile() != 0)
+        if (fetcher.isDown(a, later) || LeaseWords.refillVolatile(entry) != 0)
         {
             return fallback(action);
         }

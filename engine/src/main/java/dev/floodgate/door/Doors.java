@@ -3,7 +3,6 @@ package dev.floodgate.door;
 import dev.floodgate.Action;
 import dev.floodgate.Charge;
 import dev.floodgate.Ticker;
-import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
@@ -15,9 +14,10 @@ import java.util.List;
  * written once for the bucket door ({@link BucketDoor}), the window door ({@link WindowDoor}) and each quota of
  * a charge ({@link Charges}): the policy snapshot and the action's rule, the verdict before any claim (switched
  * off, or a cost above the whole limit), the entry's slot from this process's cache or, cold, from the table
- * ({@link SlotResolver}), and the counting of the outcome (a refusal into the {@link BlockedCounter}, shadow
- * mode, an unreachable entry). The doors are final classes of static methods over this state: every call on
- * the warm path binds statically, and the shared state is one load from here, as it would be in one class.
+ * ({@link SlotResolver}), and the counting of the outcome ({@link Outcomes}: a refusal into the
+ * {@link BlockedCounter}, shadow mode, an unreachable entry). The doors and {@code Outcomes} are final classes
+ * of static methods over this state: every call on the warm path binds statically, and the shared state is one
+ * load from here, as it would be in one class.
  *
  * <p>A warm check costs one acquire load of the policy generation (a window check a second one, after its
  * claim), one load of this process's slot, acquire loads of the entry's generation (lines only a publish or a
@@ -263,72 +263,6 @@ public final class Doors
             cluster.giveBacks().remember(slot, action); // cold path: every lease this JVM spends is known
         }
         return slot;
-    }
-
-    /** Counts a claim's outcome: admitted, or a refusal recorded as {@link #refusal} says. */
-    long outcome(final CharSequence identifier, final int hash, final Action action, final ActionRule rule,
-        final long result, final long nowNanos)
-    {
-        if (result == CheckResult.ADMITTED)
-        {
-            counters.increment(action.ordinal(), CounterRegion.ADMITTED);
-            return CheckResult.ADMITTED;
-        }
-        return refused(identifier, hash, action, rule, result, nowNanos);
-    }
-
-    /** A cost above the whole limit: it can never succeed, so it is refused (or, in shadow mode, admitted). */
-    long never(final CharSequence identifier, final int hash, final Action action, final ActionRule rule)
-    {
-        return refused(identifier, hash, action, rule, CheckResult.NEVER, ticker.nanos());
-    }
-
-    private long refused(final CharSequence identifier, final int hash, final Action action, final ActionRule rule,
-        final long result, final long nowNanos)
-    {
-        if (refusal(identifier, hash, action, rule, result, nowNanos))
-        {
-            return CheckResult.ADMITTED;
-        }
-        counters.increment(action.ordinal(), CounterRegion.REFUSED);
-        return result;
-    }
-
-    /**
-     * Records a refusal in the (identifier, action) {@linkplain BlockedCounter blocked counter}, and a
-     * {@link CheckResult#NEVER} in its own check counter. The caller counts it as refused unless this says the action is in shadow mode.
-     *
-     * @return true, counted as shadowed and admitted, when the rule's action is in shadow mode.
-     */
-    boolean refusal(final CharSequence identifier, final int hash, final Action action, final ActionRule rule,
-        final long result, final long nowNanos)
-    {
-        final int a = action.ordinal();
-        BlockedCounter.add(this, identifier, hash, action, nowNanos);
-        if (result == CheckResult.NEVER)
-        {
-            counters.increment(a, CounterRegion.NEVER);
-        }
-        if (!rule.shadow)
-        {
-            return false;
-        }
-        counters.increment(a, CounterRegion.SHADOWED);
-        counters.increment(a, CounterRegion.ADMITTED);
-        return true;
-    }
-
-    /**
-     * The table could not give this check its entry in time (a live process held the segment, or the table is
-     * full): the operator's rule for the action answers, and the answer is counted as what it is. Nothing is
-     * ever admitted here without being counted as admitted.
-     */
-    long unavailable(final Action action)
-    {
-        final long result = unavailableResult(action);
-        counters.increment(action.ordinal(), result == CheckResult.ADMITTED ? CounterRegion.ADMITTED :
-            CounterRegion.REFUSED);
-        return result;
     }
 
     /** @return what the operator's rule answers for an unreachable entry of the action, uncounted. */

@@ -1,6 +1,7 @@
 package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseWords;
 
 /**
  * The node's side of a cluster quota (issue 12): the tokens leased from the cluster's bucket and not yet spent,
@@ -62,7 +63,7 @@ final class LeaseBalance
     {
         while (true)
         {
-            final long balance = entry.leaseBalanceVolatile();
+            final long balance = LeaseWords.balanceVolatile(entry);
             if (!entry.isCurrentAcquire(generation))
             {
                 return GONE;
@@ -71,7 +72,7 @@ final class LeaseBalance
             {
                 return SHORT;
             }
-            if (entry.casLeaseBalance(balance, balance - cost))
+            if (LeaseWords.casBalance(entry, balance, balance - cost))
             {
                 return SPENT;
             }
@@ -87,12 +88,12 @@ final class LeaseBalance
     {
         while (true)
         {
-            final long balance = entry.leaseBalanceVolatile();
+            final long balance = LeaseWords.balanceVolatile(entry);
             if (!entry.isCurrentAcquire(generation))
             {
                 return false;
             }
-            if (entry.casLeaseBalance(balance, balance + tokens))
+            if (LeaseWords.casBalance(entry, balance, balance + tokens))
             {
                 return true;
             }
@@ -109,12 +110,12 @@ final class LeaseBalance
     {
         while (true)
         {
-            final long balance = entry.leaseBalanceVolatile();
+            final long balance = LeaseWords.balanceVolatile(entry);
             if (!entry.isCurrentAcquire(generation) || balance <= 0)
             {
                 return 0;
             }
-            if (entry.casLeaseBalance(balance, 0))
+            if (LeaseWords.casBalance(entry, balance, 0))
             {
                 return balance;
             }
@@ -145,7 +146,7 @@ final class LeaseBalance
     static long claimRefill(final Entry entry, final long generation, final long nowNanos, final long takeoverNanos,
         final RefillHolders holders)
     {
-        final long word = entry.leaseRefillVolatile();
+        final long word = LeaseWords.refillVolatile(entry);
         if (!entry.isCurrentAcquire(generation))
         {
             return 0;
@@ -162,23 +163,23 @@ final class LeaseBalance
         }
         final long claim = (nowMs & MS_MASK) << HOLDER_BITS | holders.self();
         final long nonZero = claim == 0 ? 1 : claim;
-        return nonZero != word && entry.casLeaseRefill(word, nonZero) ? nonZero : 0;
+        return nonZero != word && LeaseWords.casRefill(entry, word, nonZero) ? nonZero : 0;
     }
 
     /** Clears the refill word if it still holds {@code claim}: a fetcher taken over from clears nothing. */
     static void releaseRefill(final Entry entry, final long generation, final long claim)
     {
-        final long word = entry.leaseRefillVolatile();
+        final long word = LeaseWords.refillVolatile(entry);
         if (word == claim && entry.isCurrentAcquire(generation))
         {
-            entry.casLeaseRefill(claim, 0);
+            LeaseWords.casRefill(entry, claim, 0);
         }
     }
 
     /** @return the sequence number a refill sends now. */
     static long sequence(final Entry entry)
     {
-        return entry.leaseSequenceVolatile();
+        return LeaseWords.sequenceVolatile(entry);
     }
 
     /**
@@ -224,17 +225,17 @@ final class LeaseBalance
      */
     static void markEmpty(final Entry entry, final long generation, final long untilMs)
     {
-        final long current = entry.leaseEmptyUntilVolatile();
+        final long current = LeaseWords.emptyUntilVolatile(entry);
         if (entry.isCurrentAcquire(generation))
         {
-            entry.casLeaseEmptyUntil(current, untilMs); // losing to another fetcher's mark is as good
+            LeaseWords.casEmptyUntil(entry, current, untilMs); // losing to another fetcher's mark is as good
         }
     }
 
     /** @return the ms left before the cluster's bucket is worth asking again, 0 when it is now. */
     static long emptyForMs(final Entry entry, final long nowMs)
     {
-        return Math.max(0, entry.leaseEmptyUntilVolatile() - nowMs);
+        return Math.max(0, LeaseWords.emptyUntilVolatile(entry) - nowMs);
     }
 
     /** @return the monotonic ms the refill word's fetch started at. */
@@ -251,7 +252,8 @@ final class LeaseBalance
 
     private static boolean advance(final Entry entry, final long generation, final long expected, final long next)
     {
-        final long current = entry.leaseSequenceVolatile();
-        return current == expected && entry.isCurrentAcquire(generation) && entry.casLeaseSequence(expected, next);
+        final long current = LeaseWords.sequenceVolatile(entry);
+        return current == expected && entry.isCurrentAcquire(generation) &&
+            LeaseWords.casSequence(entry, expected, next);
     }
 }

@@ -3,6 +3,7 @@ package dev.floodgate.door;
 import dev.floodgate.Action;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseWords;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
@@ -70,7 +71,7 @@ final class LeaseFetcher
     {
         final int a = action.ordinal();
         final Entry entry = slot.entry;
-        if (entry.leaseBalanceVolatile() >= (leaseSize[a] + 1) / 2 || entry.leaseRefillVolatile() != 0)
+        if (LeaseWords.balanceVolatile(entry) >= (leaseSize[a] + 1) / 2 || LeaseWords.refillVolatile(entry) != 0)
         {
             return;
         }

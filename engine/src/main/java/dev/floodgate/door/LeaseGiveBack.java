@@ -3,6 +3,7 @@ package dev.floodgate.door;
 import dev.floodgate.Action;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseWords;
 
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
@@ -129,14 +130,14 @@ public final class LeaseGiveBack
         {
             final Watch watch = it.next();
             final Entry entry = watch.slot.entry;
-            final long balance = entry.leaseBalanceVolatile();
+            final long balance = LeaseWords.balanceVolatile(entry);
             final long touched = entry.touchedVolatile();
             if (!watch.slot.isCurrent())
             {
                 it.remove(); // reclaimed by the janitor: nothing of it to give back
                 continue;
             }
-            if (balance != watch.balance || touched != watch.touched || entry.leaseRefillVolatile() != 0)
+            if (balance != watch.balance || touched != watch.touched || LeaseWords.refillVolatile(entry) != 0)
             {
                 watch.balance = balance;
                 watch.touched = touched;
@@ -186,7 +187,7 @@ public final class LeaseGiveBack
             {
                 break;
             }
-            if (!watch.slot.isCurrent() || watch.slot.entry.leaseBalanceVolatile() <= 0)
+            if (!watch.slot.isCurrent() || LeaseWords.balanceVolatile(watch.slot.entry) <= 0)
             {
                 continue;
             }

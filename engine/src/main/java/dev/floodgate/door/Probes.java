@@ -3,8 +3,11 @@ package dev.floodgate.door;
 import dev.floodgate.Action;
 import dev.floodgate.Probe;
 import dev.floodgate.TableBusyException;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseWords;
 import dev.floodgate.store.Resolved;
+import dev.floodgate.store.ShardWords;
 
 /**
  * Probes: what the bucket or the window door would answer now, consuming nothing and creating no entry. The
@@ -68,7 +71,7 @@ public final class Probes
             return node;
         }
         final Entry entry = found.entry();
-        final long balance = entry.leaseBalanceVolatile();
+        final long balance = LeaseWords.balanceVolatile(entry);
         final long emptyMs = LeaseBalance.emptyForMs(entry, doors.ticker.nanos() / 1_000_000L);
         if (emptyMs == 0 || !entry.isCurrentAcquire(found.generation()))
         {
@@ -102,7 +105,7 @@ public final class Probes
                 return unreachable(doors, action, rule.limit);
             }
             // the word read in place: still this entry's, in these units, only if the generation still says so
-            tat = found == null ? 0 : found.entry().bucketTatVolatile();
+            tat = found == null ? 0 : BucketWords.tatVolatile(found.entry());
             if (found == null || (tat != TokenBucket.FROZEN && found.entry().isCurrentAcquire(found.generation())))
             {
                 break;
@@ -159,8 +162,8 @@ public final class Probes
             }
             for (int shard = 0; shard < words.length; shard++)
             {
-                words[shard] = found.entry().shardVolatile(shard);
-                newest[shard] = found.entry().shardNewestVolatile(shard);
+                words[shard] = ShardWords.wordVolatile(found.entry(), shard);
+                newest[shard] = ShardWords.newestVolatile(found.entry(), shard);
             }
             // the words read in place are this entry's only if the generation still says so afterwards
             if (found.entry().isCurrentAcquire(found.generation()))

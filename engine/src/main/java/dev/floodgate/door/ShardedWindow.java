@@ -1,6 +1,7 @@
 package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.ShardWords;
 
 /**
  * The per-CPU-sharded fixed window of {@code checkLimitInCaller}: the shard words and the claim on one of them.
@@ -138,8 +139,8 @@ public final class ShardedWindow
     public static long tryClaim(final Entry entry, final long want, final long windowNumber,
         final WindowRegime previous, final WindowRegime current, final int shard, final long generation)
     {
-        final long word = entry.shardVolatile(shard);
-        final long newest = entry.shardNewestVolatile(shard);
+        final long word = ShardWords.wordVolatile(entry, shard);
+        final long newest = ShardWords.newestVolatile(entry, shard);
         if (!entry.isCurrentAcquire(generation))
         {
             return STALE;
@@ -172,11 +173,11 @@ public final class ShardedWindow
         }
         // the newest number first, so no reader ever sees the word's number above it; an unused word holds no
         // window, so its newest number may also come down to the claim's (a negative monotonic clock's numbers)
-        if ((word == 0 ? number != newest : number > newest) && !entry.casShardNewest(shard, newest, number))
+        if ((word == 0 ? number != newest : number > newest) && !ShardWords.casNewest(entry, shard, newest, number))
         {
             return RACE;
         }
-        if (!entry.casShard(shard, word, word(number, used + take)))
+        if (!ShardWords.casWord(entry, shard, word, word(number, used + take)))
         {
             return RACE;
         }
@@ -224,8 +225,8 @@ public final class ShardedWindow
         final long claimed = numberFrom(receipt, from);
         while (true)
         {
-            final long word = entry.shardVolatile(shard);
-            final long newest = entry.shardNewestVolatile(shard);
+            final long word = ShardWords.wordVolatile(entry, shard);
+            final long newest = ShardWords.newestVolatile(entry, shard);
             if (!entry.isCurrentAcquire(generation))
             {
                 return false;
@@ -234,7 +235,7 @@ public final class ShardedWindow
             {
                 return true; // the window is over: its count no longer matters
             }
-            if (entry.casShard(shard, word, word - amount))
+            if (ShardWords.casWord(entry, shard, word, word - amount))
             {
                 return true;
             }

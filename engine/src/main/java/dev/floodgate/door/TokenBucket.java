@@ -1,5 +1,6 @@
 package dev.floodgate.door;
 
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 
 /**
@@ -107,7 +108,7 @@ public final class TokenBucket
         final long threshold = span - increment;
         while (true)
         {
-            final long tat = entry.bucketTatVolatile();
+            final long tat = BucketWords.tatVolatile(entry);
             if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
             {
                 return STALE;
@@ -118,7 +119,7 @@ public final class TokenBucket
             {
                 return Math.max(1, ceilDiv(ceilDiv(debt - threshold, scale), NANOS_PER_MS));
             }
-            if (entry.casBucketTat(tat, notFrozen(now + debt + increment)))
+            if (BucketWords.casTat(entry, tat, notFrozen(now + debt + increment)))
             {
                 return CheckResult.ADMITTED;
             }
@@ -139,7 +140,7 @@ public final class TokenBucket
         final long now = nowNanos * scale;
         while (true)
         {
-            final long tat = entry.bucketTatVolatile();
+            final long tat = BucketWords.tatVolatile(entry);
             if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
             {
                 return; // converted or reclaimed meanwhile: keep the charge (refuses more, never admits more)
@@ -150,7 +151,7 @@ public final class TokenBucket
                 return; // already full
             }
             final long next = raw > cost * interval ? tat - cost * interval : now;
-            if (entry.casBucketTat(tat, notFrozen(next)))
+            if (BucketWords.casTat(entry, tat, notFrozen(next)))
             {
                 return;
             }
@@ -194,7 +195,7 @@ public final class TokenBucket
      * stale and resolves again, the janitor never as idle. No arithmetic here ever stores it: a word that would
      * equal it carries one unit more debt (or, for a full word, one less).
      */
-    public static final long FROZEN = Entry.FROZEN_TAT;
+    public static final long FROZEN = BucketWords.FROZEN_TAT;
 
     static long notFrozen(final long word)
     {

@@ -2,6 +2,7 @@ package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.PolicyRegion;
+import dev.floodgate.store.ShardWords;
 
 /**
  * The window door's claim on one entry: {@code cost} tokens across the shards, all or nothing, then validated
@@ -153,9 +154,9 @@ final class WindowClaim
     /** @return the window number a shard holds a count in, or {@link Long#MIN_VALUE} when it holds none. */
     private static long seen(final Entry entry, final int shard)
     {
-        final long word = entry.shardVolatile(shard);
+        final long word = ShardWords.wordVolatile(entry, shard);
         return ShardedWindow.used(word) == 0 ? Long.MIN_VALUE :
-            ShardedWindow.number(word, entry.shardNewestVolatile(shard));
+            ShardedWindow.number(word, ShardWords.newestVolatile(entry, shard));
     }
 
     private static long newer(final long number, final long seen, final ActionRule rule)

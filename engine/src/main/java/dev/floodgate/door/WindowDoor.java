@@ -60,7 +60,7 @@ final class WindowDoor
                 {
                     continue; // the regime read may not be the one in force any more
                 }
-                return doors.never(identifier, hash, action, rule);
+                return Outcomes.never(doors, identifier, hash, action, rule);
             }
             final boolean clustered = doors.clustered(action);
             final long[] receipts = cost == 1 && !clustered ? null : doors.scratch.get();
@@ -69,7 +69,7 @@ final class WindowDoor
                 cost, receipts, clustered, slots, 0, held);
             if (claimed == UNREACHABLE)
             {
-                return doors.unavailable(action);
+                return Outcomes.unavailable(doors, action);
             }
             if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
             {
@@ -89,11 +89,11 @@ final class WindowDoor
                     }
                     slots[0] = null;
                 }
-                return doors.outcome(identifier, hash, action, rule, result, nowNanos);
+                return Outcomes.outcome(doors, identifier, hash, action, rule, result, nowNanos);
             }
             // STALE_ENTRY: the cached slot fails isCurrent and is resolved again; STALE_POLICY: reloaded above
         }
-        return doors.unavailable(action); // the policy or the entry changed under every attempt: do not spin
+        return Outcomes.unavailable(doors, action); // the policy or the entry changed under every attempt: do not spin
     }
 
     /**

@@ -4,11 +4,14 @@ import dev.floodgate.Action;
 import dev.floodgate.Ticker;
 import dev.floodgate.door.ShardedWindow;
 import dev.floodgate.door.TokenBucket;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.KeyHasher;
+import dev.floodgate.store.LeaseWords;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.ShardWords;
 import dev.floodgate.store.WriteLockedAction;
 import dev.floodgate.TableBusyException;
 
@@ -199,15 +202,15 @@ public final class Janitor
         {
             case Entry.KIND_BUCKET:
                 return limit < 1 || !TokenBucket.fits(limit, windowMs) ||
-                    new TokenBucket(limit, windowMs).isFull(value.bucketTatVolatile(), now);
+                    new TokenBucket(limit, windowMs).isFull(BucketWords.tatVolatile(value), now);
             case Entry.KIND_WINDOW:
             {
                 // window numbers follow the policy's regimes, not the window the entry was created under
                 final long current = policy.get().windowNumber(value.action(), Math.floorDiv(now, 1_000_000L));
-                for (int shard = 0, n = value.shards(); shard < n; shard++)
+                for (int shard = 0, n = ShardWords.count(value); shard < n; shard++)
                 {
-                    final long word = value.shardVolatile(shard);
-                    if (!ShardedWindow.isOver(word, value.shardNewestVolatile(shard), current))
+                    final long word = ShardWords.wordVolatile(value, shard);
+                    if (!ShardedWindow.isOver(word, ShardWords.newestVolatile(value, shard), current))
                     {
                         return false;
                     }
@@ -218,7 +221,7 @@ public final class Janitor
                 return now - value.touchedVolatile() >= BLOCKED_IDLE_NANOS;
             case Entry.KIND_LEASE:
                 // touched at each refill: a day without one drops the balance, under-admitting by at most it
-                return value.leaseRefillVolatile() == 0 && now - value.touchedVolatile() >= BLOCKED_IDLE_NANOS;
+                return LeaseWords.refillVolatile(value) == 0 && now - value.touchedVolatile() >= BLOCKED_IDLE_NANOS;
             default:
                 return false;
         }

@@ -1,9 +1,12 @@
 package dev.floodgate.reader;
 
 import dev.floodgate.Action;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.KeyHasher;
+import dev.floodgate.store.LeaseWords;
+import dev.floodgate.store.ShardWords;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -99,16 +102,17 @@ public record TableEntry(
         final long[] newest = new long[code == Entry.KIND_WINDOW ? shards : 0];
         for (int shard = 0; shard < words.length; shard++)
         {
-            words[shard] = entry.shardVolatile(shard);
+            words[shard] = ShardWords.wordVolatile(entry, shard);
             if (newest.length > 0)
             {
-                newest[shard] = entry.shardNewestVolatile(shard);
+                newest[shard] = ShardWords.newestVolatile(entry, shard);
             }
         }
         return new TableEntry(EntryKind.values()[code - Entry.KIND_BUCKET], Action.fromOrdinal(ordinal),
             entry.label(), entry.identifierLength(), generation, generation == Entry.TOMBSTONE,
             entry.limitVolatile(), entry.windowMsVolatile(), entry.unitsVersionVolatile() & 0xFFFF_FFFFL,
-            entry.createdNanos(), entry.touchedVolatile(), code == Entry.KIND_BUCKET ? entry.bucketTatVolatile() :
-            lease ? entry.leaseBalanceVolatile() : 0, words, newest, lease ? entry.leaseSequenceVolatile() : 0);
+            entry.createdNanos(), entry.touchedVolatile(),
+            code == Entry.KIND_BUCKET ? BucketWords.tatVolatile(entry) : lease ? LeaseWords.balanceVolatile(entry) : 0,
+            words, newest, lease ? LeaseWords.sequenceVolatile(entry) : 0);
     }
 }

@@ -8,9 +8,13 @@ import java.nio.charset.StandardCharsets;
 import static dev.floodgate.store.EntryLayout.*;
 
 /**
- * The one owner of an entry's memory: a flyweight over the value of one quota entry (a bucket, a sharded
- * window, a blocked counter or a cluster lease), in the file or a copy, laid out as {@link EntryLayout} draws it. Nothing
- * outside this class and its layout knows an offset; every access names its memory order ({@code Volatile},
+ * The flyweight over the value of one quota entry (a bucket, a sharded window, a blocked counter or a cluster
+ * lease), in the file or a copy, laid out as {@link EntryLayout} draws it, and the owner of the header every kind
+ * shares (generation, kind, action, units, created, label, touched, the tombstone's record). Each kind's own
+ * words are reached through this flyweight by {@link BucketWords}, {@link ShardWords} (windows and blocked
+ * counters) and {@link LeaseWords}. Nothing outside these four classes and the layout knows an offset, and each
+ * word has one owner among them (where two words share an offset, as line 0's state word is a bucket's TAT or a
+ * lease's balance, each kind's class owns its own); every access names its memory order ({@code Volatile},
  * {@code Acquire}, {@code Release}, plain) and what it may race with.
  *
  * <p><b>Who writes what.</b> Checks write only the state words (and Touched, on refusal), without a lock, with
@@ -38,14 +42,11 @@ public final class Entry
     /** The node's balance of tokens leased from a cluster bucket, and who refills it (issue 12). */
     public static final byte KIND_LEASE = 4;
 
-    /** A bucket's TAT word while a conversion rewrites its units: no check moves it (see {@code BucketConversion}). */
-    public static final long FROZEN_TAT = Long.MIN_VALUE;
-
     /** Generation of an entry the janitor is ageing out; never handed out by the counter. */
     public static final long TOMBSTONE = -1L;
 
-    /** The concrete type, so each access is a direct call the JIT inlines. */
-    private UnsafeBuffer value;
+    /** The concrete type, so each access is a direct call the JIT inlines; package-private for the kinds' words. */
+    UnsafeBuffer value;
 
     /** An unwrapped flyweight: {@link #wrap} it before use. */
     public Entry()
@@ -224,213 +225,6 @@ public final class Entry
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** @return the number of shard lines the value holds (0 for a bucket and a lease). */
-    public int shards()
-    {
-        final byte kind = kind();
-        return kind == KIND_BUCKET || kind == KIND_LEASE ? 0 : (value.capacity() - SHARDS_OFFSET) / SHARD_STRIDE;
-    }
-
-    // ---- the bucket's TAT word ----
-
-    /** @return the bucket's TAT word, volatile. */
-    public long bucketTatVolatile()
-    {
-        return value.getLongVolatile(STATE_OFFSET);
-    }
-
-    /** @return true while a conversion holds the TAT word frozen ({@link #FROZEN_TAT}; volatile load). */
-    public boolean isBucketFrozenVolatile()
-    {
-        return value.getLongVolatile(STATE_OFFSET) == FROZEN_TAT;
-    }
-
-    /**
-     * @return true when the TAT word was {@code expected} and is now {@code next}. A lock-free caller must have
-     * loaded {@code expected}, then passed {@link #isCurrentAcquire}: see the class comment.
-     */
-    public boolean casBucketTat(final long expected, final long next)
-    {
-        return value.compareAndSetLong(STATE_OFFSET, expected, next);
-    }
-
-    /** Stores the TAT word, volatile; under the segment's lock (a conversion, a reset). */
-    public void putBucketTatVolatile(final long tat)
-    {
-        value.putLongVolatile(STATE_OFFSET, tat);
-    }
-
-    /** @return the conversion side record's frozen TAT word; under the update lock. */
-    public long conversionTat()
-    {
-        return value.getLong(CONVERSION_TAT_OFFSET);
-    }
-
-    /** @return the conversion side record's units, {@code window ms << 34 | limit}; under the update lock. */
-    public long conversionUnits()
-    {
-        return value.getLong(CONVERSION_UNITS_OFFSET);
-    }
-
-    /** Stores the conversion side record's frozen TAT word, plain; under the update lock. */
-    public void putConversionTat(final long tat)
-    {
-        value.putLong(CONVERSION_TAT_OFFSET, tat);
-    }
-
-    /** Stores the conversion side record's units, plain; under the update lock. */
-    public void putConversionUnits(final long units)
-    {
-        value.putLong(CONVERSION_UNITS_OFFSET, units);
-    }
-
-    // ---- a lease's words: its balance, its next sequence number, its refill in flight ----
-
-    /** @return the tokens leased and not yet spent, volatile. */
-    public long leaseBalanceVolatile()
-    {
-        return value.getLongVolatile(STATE_OFFSET);
-    }
-
-    /**
-     * @return true when the balance was {@code expected} and is now {@code next}. A lock-free caller must have
-     * loaded {@code expected}, then passed {@link #isCurrentAcquire}: see the class comment.
-     */
-    public boolean casLeaseBalance(final long expected, final long next)
-    {
-        return value.compareAndSetLong(STATE_OFFSET, expected, next);
-    }
-
-    /** @return the sequence number the node's next lease request for this bucket uses, volatile. */
-    public long leaseSequenceVolatile()
-    {
-        return value.getLongVolatile(LEASE_SEQUENCE_OFFSET);
-    }
-
-    /**
-     * @return true when the sequence number was {@code expected} and is now {@code next}. A lock-free caller must
-     * have loaded {@code expected}, then passed {@link #isCurrentAcquire}.
-     */
-    public boolean casLeaseSequence(final long expected, final long next)
-    {
-        return value.compareAndSetLong(LEASE_SEQUENCE_OFFSET, expected, next);
-    }
-
-    /** @return the refill-in-flight word, {@code since ms << 24 | pid}, 0 when none; volatile. */
-    public long leaseRefillVolatile()
-    {
-        return value.getLongVolatile(LEASE_REFILL_OFFSET);
-    }
-
-    /**
-     * @return true when the refill word was {@code expected} and is now {@code next}. A lock-free caller must have
-     * loaded {@code expected}, then passed {@link #isCurrentAcquire}.
-     */
-    public boolean casLeaseRefill(final long expected, final long next)
-    {
-        return value.compareAndSetLong(LEASE_REFILL_OFFSET, expected, next);
-    }
-
-    /** @return the monotonic ms before which the cluster's bucket is known too empty to ask, volatile. */
-    public long leaseEmptyUntilVolatile()
-    {
-        return value.getLongVolatile(LEASE_EMPTY_UNTIL_OFFSET);
-    }
-
-    /**
-     * @return true when the empty-until word was {@code expected} and is now {@code next}. A lock-free caller
-     * must have loaded {@code expected}, then passed {@link #isCurrentAcquire}.
-     */
-    public boolean casLeaseEmptyUntil(final long expected, final long next)
-    {
-        return value.compareAndSetLong(LEASE_EMPTY_UNTIL_OFFSET, expected, next);
-    }
-
-    // ---- shard words: a window's (window number | used), a blocked counter's refusals ----
-
-    /** @return shard {@code shard}'s word, volatile. */
-    public long shardVolatile(final int shard)
-    {
-        return value.getLongVolatile(SHARDS_OFFSET + shard * SHARD_STRIDE);
-    }
-
-    /** @return shard {@code shard}'s word, plain (a copy). */
-    public long shardPlain(final int shard)
-    {
-        return value.getLong(SHARDS_OFFSET + shard * SHARD_STRIDE);
-    }
-
-    /**
-     * @return true when the shard word was {@code expected} and is now {@code next}. A lock-free caller must
-     * have loaded {@code expected}, then passed {@link #isCurrentAcquire}: see the class comment.
-     */
-    public boolean casShard(final int shard, final long expected, final long next)
-    {
-        return value.compareAndSetLong(SHARDS_OFFSET + shard * SHARD_STRIDE, expected, next);
-    }
-
-    /**
-     * @return shard {@code shard}'s newest window number, volatile: no window number its word holds is newer
-     * (see {@code ShardedWindow}). Load it after the word.
-     */
-    public long shardNewestVolatile(final int shard)
-    {
-        return value.getLongVolatile(SHARDS_OFFSET + shard * SHARD_STRIDE + SHARD_NEWEST_OFFSET);
-    }
-
-    /**
-     * @return true when shard {@code shard}'s newest window number was {@code expected} and is now {@code next}.
-     * A lock-free caller must have loaded {@code expected}, then passed {@link #isCurrentAcquire}.
-     */
-    public boolean casShardNewest(final int shard, final long expected, final long next)
-    {
-        return value.compareAndSetLong(SHARDS_OFFSET + shard * SHARD_STRIDE + SHARD_NEWEST_OFFSET, expected, next);
-    }
-
-    /** Stores a shard word, volatile; under the segment's write lock (a reset). */
-    public void putShardVolatile(final int shard, final long word)
-    {
-        value.putLongVolatile(SHARDS_OFFSET + shard * SHARD_STRIDE, word);
-    }
-
-    /**
-     * Adds one refusal to a blocked counter's shard while the entry is still {@code generation}'s: a
-     * compare-and-set loop rather than an add, because an add has no expected value and one that stalls after
-     * its generation test would land on whatever the memory became.
-     *
-     * @return false when the generation changed before the count landed (nothing written).
-     */
-    public boolean addRefusalIfCurrent(final long generation, final int shard)
-    {
-        final int offset = SHARDS_OFFSET + shard * SHARD_STRIDE;
-        while (true)
-        {
-            final long count = value.getLongVolatile(offset);
-            if (value.getLongAcquire(GENERATION_OFFSET) != generation)
-            {
-                return false;
-            }
-            if (value.compareAndSetLong(offset, count, count + 1))
-            {
-                return true;
-            }
-        }
-    }
-
-    /**
-     * @return the refusals a blocked counter holds: the sum of its shards, volatile loads in the file (a
-     * copy's plain loads give the same).
-     */
-    public long blockedCountVolatile()
-    {
-        long sum = 0;
-        for (int shard = 0, n = shards(); shard < n; shard++)
-        {
-            sum += shardVolatile(shard);
-        }
-        return sum;
-    }
-
     // ---- touched ----
 
     /** @return the touch time, volatile. */
@@ -465,24 +259,9 @@ public final class Entry
      */
     public long stateSumVolatile()
     {
-        if (kind() == KIND_BUCKET)
-        {
-            return value.getLongVolatile(STATE_OFFSET);
-        }
-        if (kind() == KIND_LEASE)
-        {
-            // writes that cancel exactly (a spend and a grant) can hide a late write: the janitor then drops a
-            // balance, which under-admits by at most that balance and never over-admits
-            return value.getLongVolatile(STATE_OFFSET) + value.getLongVolatile(LEASE_SEQUENCE_OFFSET) +
-                value.getLongVolatile(LEASE_REFILL_OFFSET);
-        }
-        final boolean window = kind() == KIND_WINDOW;
-        long sum = 0;
-        for (int shard = 0, n = shards(); shard < n; shard++)
-        {
-            sum += shardVolatile(shard) + (window ? shardNewestVolatile(shard) : 0);
-        }
-        return sum;
+        final byte kind = kind();
+        return kind == KIND_BUCKET ? BucketWords.tatVolatile(this) : kind == KIND_LEASE ?
+            LeaseWords.stateSumVolatile(this) : ShardWords.stateSumVolatile(this, kind == KIND_WINDOW);
     }
 
     /** @return the fingerprint recorded when the entry was tombstoned. */

@@ -143,7 +143,7 @@ final class EntryFinder
         }
         // the word before the units: seeing this generation, a word not frozen means the conversion that
         // published it has stored its converted word, and so its units, before (see BucketConversion's order)
-        if (kind == Entry.KIND_BUCKET && value.isBucketFrozenVolatile())
+        if (kind == Entry.KIND_BUCKET && BucketWords.isFrozenVolatile(value))
         {
             return null;
         }

@@ -7,10 +7,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The layout of one quota entry's value in the file (its key is {@link KeyHasher}'s): the offsets {@link Entry}
- * reads and writes, derived from named sizes, the value's length per kind, and a new entry's first bytes.
- * Values are 64-byte aligned in the file; each window shard has a cache line of its own, so CPUs claiming from
- * one hot key's different shards never share a line. What each word means, who writes it and in which memory
- * order is {@link Entry}'s.
+ * (the header) and {@link BucketWords}, {@link ShardWords} and {@link LeaseWords} (each kind's own words) read and
+ * write, derived from named sizes, the value's length per kind, and a new entry's first bytes. Values are 64-byte
+ * aligned in the file; each window shard has a cache line of its own, so CPUs claiming from one hot key's
+ * different shards never share a line. What each word means, who writes it and in which memory order is said by
+ * the class that reads it; the lock-free write protocol is {@link Entry}'s.
  *
  * <pre>
  *   0                   1                   2                   3

@@ -98,8 +98,9 @@ class ArchitectureTest
     static final ArchRule onlyTheStoreTouchesEntryMemory = noClasses()
         .that().resideInAnyPackage("dev.floodgate.door..", "dev.floodgate.janitor..", "dev.floodgate")
         .should().callMethodWhere(ownedByAgronaBuffer())
-        .because("store.Entry owns entry memory (offsets, memory order, the generation re-check); the doors, "
-            + "the janitor and the facade go through it");
+        .because("store.Entry and its per-kind words (BucketWords, ShardWords, LeaseWords) own entry memory "
+            + "(offsets, memory order, the generation re-check); the doors, the janitor and the facade go through "
+            + "them");
 
     @ArchTest
     static final ArchRule onlyTheClusterClientNamesLettuce = noClasses()

@@ -2,6 +2,7 @@ package dev.floodgate.door;
 
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -36,7 +37,7 @@ class BucketConversionTest
         entry.publishGenerationVolatile(5);
         entry.publishUnitsVersionRelease(1);
         entry.putUnits(10, 60_000);
-        entry.putBucketTatVolatile(units.fullWord(NOW));
+        BucketWords.putTatVolatile(entry, units.fullWord(NOW));
         for (int i = 0; i < 6; i++)
         {
             assertEquals(Floodgate.ADMITTED, units.tryAcquire(entry, ticker, 1, 5));
@@ -54,7 +55,7 @@ class BucketConversionTest
     private static long available(final UnsafeBuffer value, final long nowNanos)
     {
         return new TokenBucket(new Entry(value).limit(), new Entry(value).windowMs())
-            .available(new Entry(value).bucketTatVolatile(), nowNanos);
+            .available(BucketWords.tatVolatile(new Entry(value)), nowNanos);
     }
 
     @ParameterizedTest(name = "killed after step {0}")
@@ -68,7 +69,7 @@ class BucketConversionTest
         final UnsafeBuffer value = spentBucket();
         convert(value, 20, 60_000, 2, steps);
         final long generation = new Entry(value).generationVolatile();
-        final boolean frozen = new Entry(value).bucketTatVolatile() == TokenBucket.FROZEN;
+        final boolean frozen = BucketWords.tatVolatile(new Entry(value)) == TokenBucket.FROZEN;
         assertEquals(steps <= 3, frozen, "frozen from the first step to the new word's store");
         if (frozen)
         {
@@ -78,7 +79,7 @@ class BucketConversionTest
         }
 
         convert(value, 20, 60_000, 2, BucketConversion.STEPS); // the next locker
-        assertEquals(new Entry(reference).bucketTatVolatile(), new Entry(value).bucketTatVolatile());
+        assertEquals(BucketWords.tatVolatile(new Entry(reference)), BucketWords.tatVolatile(new Entry(value)));
         assertEquals(20, new Entry(value).limit());
         assertEquals(60_000, new Entry(value).windowMs());
         assertEquals(2, new Entry(value).unitsVersion());
@@ -86,7 +87,7 @@ class BucketConversionTest
         assertTrue(new Entry(value).generationVolatile() != 5, "checks holding the old units resolve again");
 
         convert(value, 20, 60_000, 2, BucketConversion.STEPS); // a third locker: nothing to do
-        assertEquals(new Entry(reference).bucketTatVolatile(), new Entry(value).bucketTatVolatile());
+        assertEquals(BucketWords.tatVolatile(new Entry(reference)), BucketWords.tatVolatile(new Entry(value)));
     }
 
     @ParameterizedTest(name = "killed after step {0}")

@@ -2,11 +2,13 @@ package dev.floodgate.door;
 
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.EntryBytes;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.PolicyRegion;
+import dev.floodgate.store.ShardWords;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +49,7 @@ class EntryReuseTest
         java.util.Arrays.fill(memory, (byte)0);
         entry.publishGenerationVolatile(9);
         EntryBytes.putKind(bytes, Entry.KIND_BUCKET);
-        entry.putBucketTatVolatile(12_345);
+        BucketWords.putTatVolatile(entry, 12_345);
     }
 
     @Test
@@ -88,7 +90,8 @@ class EntryReuseTest
         final long receipt = ShardedWindow.tryClaim(entry, 2, 40, rule.previous, rule.current, shard, GENERATION);
         assertEquals(2, ShardedWindow.used(receipt));
         reclaimAndReuse();
-        entry.putShardVolatile(shard, ShardedWindow.word(40, 2)); // the new owner's bytes happen to look like the claim
+        // the new owner's bytes happen to look like the claim
+        ShardWords.putWordVolatile(entry, shard, ShardedWindow.word(40, 2));
         final byte[] before = memory.clone();
         assertFalse(ShardedWindow.giveBack(entry, shard, receipt, 40, GENERATION));
         assertArrayEquals(before, memory);
@@ -99,7 +102,7 @@ class EntryReuseTest
     {
         entry.publishGenerationVolatile(GENERATION);
         assertTrue(BlockedCounter.addRefusal(entry, GENERATION, 2, NOW + 5_000_000_000L), "the premise: counted while live");
-        assertEquals(1, entry.blockedCountVolatile());
+        assertEquals(1, ShardWords.blockedCountVolatile(entry));
         reclaimAndReuse();
         final byte[] before = memory.clone();
         assertFalse(BlockedCounter.addRefusal(entry, GENERATION, 2, NOW + 10_000_000_000L));
@@ -111,7 +114,7 @@ class EntryReuseTest
     {
         final TokenBucket bucket = new TokenBucket(10, 1_000);
         entry.publishGenerationVolatile(GENERATION);
-        entry.putBucketTatVolatile(bucket.fullWord(NOW));
+        BucketWords.putTatVolatile(entry, bucket.fullWord(NOW));
         final ManualTicker ticker = new ManualTicker(NOW);
         assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, ticker, 1, GENERATION));
         reclaimAndReuse();

@@ -2,6 +2,7 @@ package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.LeaseWords;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +33,7 @@ class LeaseBalanceTest
     LeaseBalanceTest()
     {
         entry.publishGenerationVolatile(GENERATION);
-        assertTrue(entry.casLeaseSequence(0, LeaseBalance.firstSequence(1_700_000_000_000L)));
+        assertTrue(LeaseWords.casSequence(entry, 0, LeaseBalance.firstSequence(1_700_000_000_000L)));
     }
 
     @Test
@@ -41,11 +42,11 @@ class LeaseBalanceTest
         assertEquals(LeaseBalance.SHORT, LeaseBalance.spend(entry, GENERATION, 1), "a new lease holds nothing");
         assertTrue(LeaseBalance.commitGrant(entry, GENERATION, LeaseBalance.sequence(entry), 5, NOW));
         assertEquals(LeaseBalance.SHORT, LeaseBalance.spend(entry, GENERATION, 6));
-        assertEquals(5, entry.leaseBalanceVolatile(), "a short spend takes nothing");
+        assertEquals(5, LeaseWords.balanceVolatile(entry), "a short spend takes nothing");
         assertEquals(LeaseBalance.SPENT, LeaseBalance.spend(entry, GENERATION, 3));
-        assertEquals(2, entry.leaseBalanceVolatile());
+        assertEquals(2, LeaseWords.balanceVolatile(entry));
         assertTrue(LeaseBalance.giveBack(entry, GENERATION, 3));
-        assertEquals(5, entry.leaseBalanceVolatile());
+        assertEquals(5, LeaseWords.balanceVolatile(entry));
     }
 
     @Test
@@ -58,9 +59,9 @@ class LeaseBalanceTest
         assertFalse(LeaseBalance.giveBack(entry, GENERATION, 1));
         assertFalse(LeaseBalance.commitGrant(entry, GENERATION, sequence, 10, NOW));
         assertEquals(0, LeaseBalance.claimRefill(entry, GENERATION, NOW, TAKEOVER_NANOS, alive(42)));
-        assertEquals(5, entry.leaseBalanceVolatile());
+        assertEquals(5, LeaseWords.balanceVolatile(entry));
         assertEquals(sequence, LeaseBalance.sequence(entry));
-        assertEquals(0, entry.leaseRefillVolatile());
+        assertEquals(0, LeaseWords.refillVolatile(entry));
     }
 
     @Test
@@ -84,7 +85,7 @@ class LeaseBalanceTest
         assertEquals(List.of(4242L), asked, "the kernel was asked about the holder the word names");
         assertEquals(77, LeaseBalance.holderOf(second));
         LeaseBalance.releaseRefill(entry, GENERATION, first);
-        assertEquals(second, entry.leaseRefillVolatile(), "the dead fetcher's late release clears nothing");
+        assertEquals(second, LeaseWords.refillVolatile(entry), "the dead fetcher's late release clears nothing");
     }
 
     private static RefillHolders alive(final long holder)
@@ -101,12 +102,13 @@ class LeaseBalanceTest
         assertEquals(NOW / 1_000_000, LeaseBalance.sinceMs(first));
         assertEquals(0, LeaseBalance.claimRefill(entry, GENERATION, NOW + TAKEOVER_NANOS - 1_000_000, TAKEOVER_NANOS,
             alive(77)), "a fetch in flight keeps the word until its timeout");
-        final long second = LeaseBalance.claimRefill(entry, GENERATION, NOW + TAKEOVER_NANOS, TAKEOVER_NANOS, alive(77));
+        final long second =
+            LeaseBalance.claimRefill(entry, GENERATION, NOW + TAKEOVER_NANOS, TAKEOVER_NANOS, alive(77));
         assertNotEquals(0, second, "a fetch older than the timeout is taken over");
         LeaseBalance.releaseRefill(entry, GENERATION, first);
-        assertEquals(second, entry.leaseRefillVolatile(), "the fetcher taken over from clears nothing");
+        assertEquals(second, LeaseWords.refillVolatile(entry), "the fetcher taken over from clears nothing");
         LeaseBalance.releaseRefill(entry, GENERATION, second);
-        assertEquals(0, entry.leaseRefillVolatile());
+        assertEquals(0, LeaseWords.refillVolatile(entry));
     }
 
     @Test
@@ -116,7 +118,7 @@ class LeaseBalanceTest
         // a fetcher taken over from and its successor sent the same sequence: the server replayed one grant
         assertTrue(LeaseBalance.commitGrant(entry, GENERATION, sequence, 10, NOW));
         assertFalse(LeaseBalance.commitGrant(entry, GENERATION, sequence, 10, NOW));
-        assertEquals(10, entry.leaseBalanceVolatile());
+        assertEquals(10, LeaseWords.balanceVolatile(entry));
         assertEquals(sequence + 1, LeaseBalance.sequence(entry));
         assertEquals(NOW, entry.touchedVolatile(), "a refill is what keeps a lease from the janitor");
 
@@ -173,7 +175,8 @@ class LeaseBalanceTest
             thread.join();
         }
         assertTrue(granted.get() > 0, "the premise: refills happened");
-        assertEquals(granted.get(), spent.get() + entry.leaseBalanceVolatile(), "every token granted is spent or held");
-        assertTrue(entry.leaseBalanceVolatile() >= 0);
+        assertEquals(granted.get(), spent.get() + LeaseWords.balanceVolatile(entry),
+            "every token granted is spent or held");
+        assertTrue(LeaseWords.balanceVolatile(entry) >= 0);
     }
 }

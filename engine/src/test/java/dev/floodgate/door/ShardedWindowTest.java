@@ -2,6 +2,7 @@ package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
+import dev.floodgate.store.ShardWords;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -86,9 +87,10 @@ class ShardedWindowTest
         assertEquals(limit - first, ShardedWindow.used(
             ShardedWindow.tryClaim(value, limit, 7, regime, regime, 0, 0)), "a claim takes what the cap leaves");
         assertEquals(ShardedWindow.EXHAUSTED, ShardedWindow.tryClaim(value, 1, 7, regime, regime, 0, 0));
-        final long word = value.shardVolatile(0);
+        final long word = ShardWords.wordVolatile(value, 0);
         assertEquals(limit, ShardedWindow.used(word));
-        assertEquals(7, ShardedWindow.number(word, value.shardNewestVolatile(0)), "the count never spills into the tag");
+        assertEquals(7, ShardedWindow.number(word, ShardWords.newestVolatile(value, 0)),
+            "the count never spills into the tag");
         assertEquals(1, ShardedWindow.used(ShardedWindow.tryClaim(value, 1, 8, regime, regime, 0, 0)),
             "the next window starts afresh");
     }
@@ -97,17 +99,17 @@ class ShardedWindowTest
     void shouldClaimAWordOfANewerWindowInThatWindowAndNeverMoveItBack()
     {
         final Entry value = oneShard();
-        assertTrue(value.casShardNewest(0, 0, 11));
-        value.putShardVolatile(0, ShardedWindow.word(11, 2));
+        assertTrue(ShardWords.casNewest(value, 0, 0, 11));
+        ShardWords.putWordVolatile(value, 0, ShardedWindow.word(11, 2));
         // a process whose clock still reads window 10 claims in window 11, capped there
         assertEquals(1, claim(value, 0, 3, 10));
-        assertEquals(ShardedWindow.word(11, 3), value.shardVolatile(0));
+        assertEquals(ShardedWindow.word(11, 3), ShardWords.wordVolatile(value, 0));
         assertEquals(0, claim(value, 0, 3, 10));
-        assertEquals(ShardedWindow.word(11, 3), value.shardVolatile(0));
+        assertEquals(ShardedWindow.word(11, 3), ShardWords.wordVolatile(value, 0));
         // window 12 starts the shard afresh, its newest number raised with it
         assertEquals(1, claim(value, 0, 3, 12));
-        assertEquals(ShardedWindow.word(12, 1), value.shardVolatile(0));
-        assertEquals(12, value.shardNewestVolatile(0));
+        assertEquals(ShardedWindow.word(12, 1), ShardWords.wordVolatile(value, 0));
+        assertEquals(12, ShardWords.newestVolatile(value, 0));
     }
 
     @ParameterizedTest(name = "now {0} ms, window {1} ms")
@@ -129,8 +131,9 @@ class ShardedWindowTest
         final long negative = -3_600_000_123L;
         final Entry value = oneShard();
         assertEquals(1, claim(value, 0, 2, negative));
-        assertEquals(ShardedWindow.word(negative, 1), value.shardVolatile(0));
-        assertEquals(negative, ShardedWindow.number(value.shardVolatile(0), value.shardNewestVolatile(0)));
+        assertEquals(ShardedWindow.word(negative, 1), ShardWords.wordVolatile(value, 0));
+        assertEquals(negative,
+            ShardedWindow.number(ShardWords.wordVolatile(value, 0), ShardWords.newestVolatile(value, 0)));
         assertEquals(1, claim(value, 0, 2, negative));
         assertEquals(0, claim(value, 0, 2, negative));
         assertEquals(1, claim(value, 0, 2, negative + 1), "and the next window starts afresh");
@@ -162,8 +165,8 @@ class ShardedWindowTest
         // reads its stale count as the current window's; that can refuse early, never admit beyond the cap
         final long current = 10L << 22;
         final Entry value = oneShard();
-        assertTrue(value.casShardNewest(0, 0, current));
-        value.putShardVolatile(0, ShardedWindow.word(current - (1L << 22), 2));
+        assertTrue(ShardWords.casNewest(value, 0, 0, current));
+        ShardWords.putWordVolatile(value, 0, ShardedWindow.word(current - (1L << 22), 2));
         long admitted = 0;
         while (claim(value, 0, 3, current) == 1)
         {

@@ -1,6 +1,7 @@
 package dev.floodgate.door;
 
 import dev.floodgate.Floodgate;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -36,7 +37,7 @@ class TokenBucketTest
     {
         final Entry entry = new Entry(new UnsafeBuffer(new byte[EntryLayout.valueLength(Entry.KIND_BUCKET, 1)]));
         entry.publishGenerationVolatile(0);
-        entry.putBucketTatVolatile(bucket.fullWord(now));
+        BucketWords.putTatVolatile(entry, bucket.fullWord(now));
         return entry;
     }
 
@@ -154,13 +155,13 @@ class TokenBucketTest
         final TokenBucket bucket = new TokenBucket(limit, 1_000);
         final long start = 77L;
         final Entry buffer = word(bucket, start);
-        assertEquals(limit, bucket.available(buffer.bucketTatVolatile(), start));
-        assertEquals(0, bucket.nanosToNextToken(buffer.bucketTatVolatile(), start));
-        assertTrue(bucket.isFull(buffer.bucketTatVolatile(), start));
+        assertEquals(limit, bucket.available(BucketWords.tatVolatile(buffer), start));
+        assertEquals(0, bucket.nanosToNextToken(BucketWords.tatVolatile(buffer), start));
+        assertTrue(bucket.isFull(BucketWords.tatVolatile(buffer), start));
         acquire(bucket, buffer, start);
-        assertEquals(limit - 1, bucket.available(buffer.bucketTatVolatile(), start));
-        assertFalse(bucket.isFull(buffer.bucketTatVolatile(), start));
-        assertEquals(ceilDiv(1_000 * MS, limit), bucket.nanosToNextToken(buffer.bucketTatVolatile(), start));
+        assertEquals(limit - 1, bucket.available(BucketWords.tatVolatile(buffer), start));
+        assertFalse(bucket.isFull(BucketWords.tatVolatile(buffer), start));
+        assertEquals(ceilDiv(1_000 * MS, limit), bucket.nanosToNextToken(BucketWords.tatVolatile(buffer), start));
     }
 
     @ParameterizedTest
@@ -174,7 +175,7 @@ class TokenBucketTest
         // up to the documented bound: 2^63 / MAX_SCALE ns (104 days) untouched
         for (long later : new long[] {1L << 40, 1L << 50, Long.MAX_VALUE / TokenBucket.MAX_SCALE})
         {
-            assertTrue(bucket.isFull(buffer.bucketTatVolatile(), later), "idle until " + later);
+            assertTrue(bucket.isFull(BucketWords.tatVolatile(buffer), later), "idle until " + later);
         }
     }
 

@@ -4,10 +4,12 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.ManualTicker;
+import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.FloodgateFileException;
 import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.ShardWords;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -111,13 +113,13 @@ class FloodgateReaderTest
             {
                 final Entry entry = new Entry(value);
                 final StringBuilder words = new StringBuilder();
-                for (int shard = 0, n = entry.shards(); shard < n; shard++)
+                for (int shard = 0, n = ShardWords.count(entry); shard < n; shard++)
                 {
-                    words.append(entry.shardPlain(shard)).append(',');
+                    words.append(ShardWords.wordPlain(entry, shard)).append(',');
                 }
                 viaChronicle.add(key[KeyHasher.KIND_INDEX] + " " + entry.action() + " " +
                     entry.label() + " " + entry.generationVolatile() + " " +
-                    entry.bucketTatVolatile() + " " + words);
+                    BucketWords.tatVolatile(entry) + " " + words);
             });
         }
         final Set<String> viaReader = new TreeSet<>();

@@ -78,14 +78,14 @@ class EntryFinderTest
             // the same words, not a copy: a write through one is read through the other
             if (kind == Entry.KIND_BUCKET)
             {
-                final long tat = inserted.entry().bucketTatVolatile();
-                assertTrue(inserted.entry().casBucketTat(tat, tat + i));
-                assertEquals(tat + i, found.entry().bucketTatVolatile());
+                final long tat = BucketWords.tatVolatile(inserted.entry());
+                assertTrue(BucketWords.casTat(inserted.entry(), tat, tat + i));
+                assertEquals(tat + i, BucketWords.tatVolatile(found.entry()));
             }
             else
             {
-                inserted.entry().putShardVolatile(SHARDS - 1, i);
-                assertEquals(i, found.entry().shardVolatile(SHARDS - 1));
+                ShardWords.putWordVolatile(inserted.entry(), SHARDS - 1, i);
+                assertEquals(i, ShardWords.wordVolatile(found.entry(), SHARDS - 1));
             }
             assertNull(find(kind == Entry.KIND_WINDOW ? Entry.KIND_BUCKET : Entry.KIND_WINDOW, id, 1),
                 "another kind's key is another entry");
@@ -114,10 +114,10 @@ class EntryFinderTest
         assertNotNull(find(Entry.KIND_BUCKET, "bob", 3));
         assertNotNull(find(Entry.KIND_BUCKET, "bob", 2), "newer units than the caller's are the entry's truth");
         assertNull(find(Entry.KIND_BUCKET, "bob", 4), "older units: the lock converts them");
-        final long tat = bucket.entry().bucketTatVolatile();
-        assertTrue(bucket.entry().casBucketTat(tat, Entry.FROZEN_TAT));
+        final long tat = BucketWords.tatVolatile(bucket.entry());
+        assertTrue(BucketWords.casTat(bucket.entry(), tat, BucketWords.FROZEN_TAT));
         assertNull(find(Entry.KIND_BUCKET, "bob", 3), "a conversion is rewriting its units");
-        assertTrue(bucket.entry().casBucketTat(Entry.FROZEN_TAT, tat));
+        assertTrue(BucketWords.casTat(bucket.entry(), BucketWords.FROZEN_TAT, tat));
         assertNotNull(find(Entry.KIND_BUCKET, "bob", 3));
     }
 

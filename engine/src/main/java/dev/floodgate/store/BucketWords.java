@@ -1,0 +1,75 @@
+package dev.floodgate.store;
+
+import static dev.floodgate.store.EntryLayout.CONVERSION_TAT_OFFSET;
+import static dev.floodgate.store.EntryLayout.CONVERSION_UNITS_OFFSET;
+import static dev.floodgate.store.EntryLayout.STATE_OFFSET;
+
+/**
+ * A bucket entry's own words, over an {@link Entry}: the TAT word (line 0, beside the generation every check
+ * loads) and the conversion side record that {@code BucketConversion} keeps under the update lock (in the
+ * tombstone record's place, which a live bucket does not use: see {@link EntryLayout}). The one owner of these
+ * words; the header, the generation and the lock-free write protocol are {@link Entry}'s, and a {@code cas...}
+ * here is a lock-free write only under that protocol: load the word, pass {@link Entry#isCurrentAcquire}, then
+ * compare-and-set against the word loaded.
+ *
+ * <p>A final class of static methods over the entry, as Aeron's {@code LogBufferDescriptor} is over its buffer,
+ * rather than a flyweight of its own: a check reaches these words by the same one load of the entry's buffer as
+ * the header's, with no object per entry and no virtual call on the warm path. Stateless.
+ */
+public final class BucketWords
+{
+    /** The TAT word while a conversion rewrites its units: no check moves it (see {@code BucketConversion}). */
+    public static final long FROZEN_TAT = Long.MIN_VALUE;
+
+    private BucketWords()
+    {
+    }
+
+    /** @return the bucket's TAT word, volatile. */
+    public static long tatVolatile(final Entry entry)
+    {
+        return entry.value.getLongVolatile(STATE_OFFSET);
+    }
+
+    /** @return true while a conversion holds the TAT word frozen ({@link #FROZEN_TAT}; volatile load). */
+    public static boolean isFrozenVolatile(final Entry entry)
+    {
+        return entry.value.getLongVolatile(STATE_OFFSET) == FROZEN_TAT;
+    }
+
+    /** @return true when the TAT word was {@code expected} and is now {@code next}: see the class comment. */
+    public static boolean casTat(final Entry entry, final long expected, final long next)
+    {
+        return entry.value.compareAndSetLong(STATE_OFFSET, expected, next);
+    }
+
+    /** Stores the TAT word, volatile; under the segment's lock (a conversion, a reset). */
+    public static void putTatVolatile(final Entry entry, final long tat)
+    {
+        entry.value.putLongVolatile(STATE_OFFSET, tat);
+    }
+
+    /** @return the conversion side record's frozen TAT word; under the update lock. */
+    public static long conversionTat(final Entry entry)
+    {
+        return entry.value.getLong(CONVERSION_TAT_OFFSET);
+    }
+
+    /** @return the conversion side record's units, {@code window ms << 34 | limit}; under the update lock. */
+    public static long conversionUnits(final Entry entry)
+    {
+        return entry.value.getLong(CONVERSION_UNITS_OFFSET);
+    }
+
+    /** Stores the conversion side record's frozen TAT word, plain; under the update lock. */
+    public static void putConversionTat(final Entry entry, final long tat)
+    {
+        entry.value.putLong(CONVERSION_TAT_OFFSET, tat);
+    }
+
+    /** Stores the conversion side record's units, plain; under the update lock. */
+    public static void putConversionUnits(final Entry entry, final long units)
+    {
+        entry.value.putLong(CONVERSION_UNITS_OFFSET, units);
+    }
+}
