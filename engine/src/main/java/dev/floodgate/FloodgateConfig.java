@@ -199,7 +199,7 @@ public final class FloodgateConfig
      */
     public Limit clusterLimit(final Action action)
     {
-        return values.clusterLimits[action.ordinal()];
+        return values.cluster[action.ordinal()].limit();
     }
 
     /**
@@ -209,21 +209,13 @@ public final class FloodgateConfig
      */
     public boolean hasClusterQuota(final Action action)
     {
-        final Limit limit = clusterLimit(action);
-        return !values.clusterRedisUri.isEmpty() && ClusterKeys.isOn(limit.limit(), limit.windowMs());
+        return values.hasClusterQuota(action);
     }
 
     /** @return true when some action has a cluster quota, so the cluster classes (and Lettuce) are needed. */
     public boolean hasClusterQuota()
     {
-        for (final Action action : Action.values())
-        {
-            if (hasClusterQuota(action))
-            {
-                return true;
-            }
-        }
-        return false;
+        return values.hasClusterQuota();
     }
 
     /**
@@ -232,7 +224,7 @@ public final class FloodgateConfig
      */
     public long clusterLease(final Action action)
     {
-        return ClusterKeys.leaseSize(clusterLimit(action).limit(), values.clusterLeases[action.ordinal()]);
+        return values.cluster[action.ordinal()].leaseSize();
     }
 
     /**
@@ -243,7 +235,7 @@ public final class FloodgateConfig
      */
     public boolean clusterFallsBackLocal(final Action action)
     {
-        return values.clusterFallbackLocal[action.ordinal()];
+        return values.cluster[action.ordinal()].fallbackLocal();
     }
 
     /** @return the retry-after, in ms, of a check refused for want of a cluster lease. */
@@ -426,7 +418,7 @@ public final class FloodgateConfig
          */
         public Builder clusterLimit(final Action action, final long limit, final long windowMs)
         {
-            values.clusterLimits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
+            values.changeCluster(action, cluster -> cluster.withLimit(limit, windowMs));
             return this;
         }
 
@@ -438,7 +430,7 @@ public final class FloodgateConfig
          */
         public Builder clusterLease(final Action action, final long tokens)
         {
-            values.clusterLeases[Objects.requireNonNull(action, "action").ordinal()] = tokens;
+            values.changeCluster(action, cluster -> cluster.withLease(tokens));
             return this;
         }
 
@@ -451,7 +443,7 @@ public final class FloodgateConfig
          */
         public Builder clusterFallbackLocal(final Action action, final boolean local)
         {
-            values.clusterFallbackLocal[Objects.requireNonNull(action, "action").ordinal()] = local;
+            values.changeCluster(action, cluster -> cluster.withFallbackLocal(local));
             return this;
         }
 
