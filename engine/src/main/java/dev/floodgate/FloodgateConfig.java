@@ -156,7 +156,7 @@ public final class FloodgateConfig
     /**
      * @param action an action.
      * @return its unreachable-rule key, e.g. {@code publish_rate_unreachable}: {@code refuse} (the default) or
-     * {@code admit}, as {@link Builder#admitWhenUnreachable} sets it.
+     * {@code admit}, as {@link #admitsWhenUnreachable} reads it.
      */
     public static String unreachableKey(final Action action)
     {
@@ -187,7 +187,10 @@ public final class FloodgateConfig
         return ClusterKeys.fallbackKey(action);
     }
 
-    /** @return the Redis URI the cluster quota is leased from; empty when there is no cluster quota. */
+    /**
+     * @return the {@code redis://}, {@code rediss://} or {@code redis-socket://} URI the cluster quota is leased
+     * from; empty (the default) when there is no cluster quota.
+     */
     public String clusterRedisUri()
     {
         return values.clusterRedisUri;
@@ -195,7 +198,8 @@ public final class FloodgateConfig
 
     /**
      * @param action an action.
-     * @return its cluster limit as configured, whether or not a URI is set; see {@link #hasClusterQuota}.
+     * @return its cluster limit as configured, whether or not a URI is set (see {@link #hasClusterQuota}): tokens
+     * per window across every node; a limit or window of 0 (the default limit) for no cluster quota.
      */
     public Limit clusterLimit(final Action action)
     {
@@ -220,7 +224,8 @@ public final class FloodgateConfig
 
     /**
      * @param action an action with a cluster limit.
-     * @return the tokens a node leases at a time: as configured, or a tenth of the cluster limit (at least 1).
+     * @return the tokens a node leases at a time, at most the cluster limit: as configured, or a tenth of the
+     * cluster limit (at least 1) when configured as 0, the default.
      */
     public long clusterLease(final Action action)
     {
@@ -230,27 +235,38 @@ public final class FloodgateConfig
     /**
      * @param action an action.
      * @return true when a check that cannot get a lease because Redis is unavailable admits on the node's quota
-     * alone ({@code local}); false when it refuses with {@link #clusterRetryAfterMs()} ({@code refuse}, the login
-     * controls' default).
+     * alone ({@code local}, the default for PUBLISH, SUBSCRIBE and DASHBOARD_API: set the node limit to the cluster
+     * limit / expected nodes for a safe local rate); false when it refuses with {@link #clusterRetryAfterMs()}
+     * ({@code refuse}, the login controls' default).
      */
     public boolean clusterFallsBackLocal(final Action action)
     {
         return values.cluster[action.ordinal()].fallbackLocal();
     }
 
-    /** @return the retry-after, in ms, of a check refused for want of a cluster lease. */
+    /** @return the retry-after, 1 to 60000 ms (default 100), of a check refused for want of a cluster lease. */
     public long clusterRetryAfterMs()
     {
         return values.clusterRetryAfterMs;
     }
 
-    /** @param action an action. @return its rule set by {@link Builder#admitWhenUnreachable}: true to admit. */
+    /**
+     * What a check of {@code action} answers when it cannot reach its entry in time (a live process held the
+     * entry's segment longer than the check waits, or the table is full).
+     *
+     * @param action an action.
+     * @return true to admit, counted as admitted (the quota may then be exceeded); false (the default) to refuse
+     * with {@link #unreachableRetryAfterMs()}, which keeps every count exact.
+     */
     public boolean admitsWhenUnreachable(final Action action)
     {
         return values.admitWhenUnreachable[action.ordinal()];
     }
 
-    /** @return the retry-after, in ms, of a check refused because its entry could not be reached in time. */
+    /**
+     * @return the retry-after, 1 to 60000 ms (default 50), of a check refused because its entry could not be
+     * reached in time.
+     */
     public long unreachableRetryAfterMs()
     {
         return values.unreachableRetryAfterMs;
@@ -268,7 +284,10 @@ public final class FloodgateConfig
         return ConfigParser.withPolicyKeys(this, values, UnaryOperator.identity());
     }
 
-    /** @param action an action. @return true when its refusals are counted but admitted. */
+    /**
+     * @param action an action.
+     * @return true when its refusals are counted but admitted; false (the default) when they are enforced.
+     */
     public boolean shadow(final Action action)
     {
         return values.shadow[action.ordinal()];
@@ -286,7 +305,7 @@ public final class FloodgateConfig
         return new Builder(values.copy());
     }
 
-    /** @return the shared file. */
+    /** @return the shared file, by default {@link #defaultFile()}. */
     public Path file()
     {
         return values.file;
@@ -298,7 +317,11 @@ public final class FloodgateConfig
         return values.enabled;
     }
 
-    /** @param action an action. @return its limit. */
+    /**
+     * @param action an action.
+     * @return its limit; a limit of 0 (PUBLISH, SUBSCRIBE and DASHBOARD_API only, never a login control) switches
+     * it off.
+     */
     public Limit limit(final Action action)
     {
         return values.limits[action.ordinal()];
@@ -316,7 +339,7 @@ public final class FloodgateConfig
         return values.capacity;
     }
 
-    /** @return the monotonic clock checks read. */
+    /** @return the monotonic clock checks read; tests inject their own. */
     public Ticker ticker()
     {
         return values.ticker;
@@ -324,14 +347,17 @@ public final class FloodgateConfig
 
     /**
      * @return how long the janitor leaves a tombstoned entry before removing it, and how old a heartbeat may be
-     * before its process counts as frozen.
+     * before its process counts as frozen: at least {@link #MIN_RECLAIM_GRACE_MS}.
      */
     public long reclaimGraceMs()
     {
         return values.reclaimGraceMs;
     }
 
-    /** @return true when a new file is created readable by the owner's group (0640), else 0600. */
+    /**
+     * @return true when a new file is created readable by the owner's group (0640), so an operators' group may run
+     * the CLI; else 0600, the default.
+     */
     public boolean groupReadable()
     {
         return values.groupReadable;
@@ -364,7 +390,10 @@ public final class FloodgateConfig
         return values.hashCode();
     }
 
-    /** Validates on {@link #build()}, so errors name the key as an operator would write it. */
+    /**
+     * Holds every setting, at its default until set; each setter sets what the configuration's reader of the same
+     * name returns. Validates on {@link #build()}, so errors name the key as an operator would write it.
+     */
     public static final class Builder
     {
         final ConfigValues values; // ConfigParser fills it too
@@ -374,36 +403,21 @@ public final class FloodgateConfig
             this.values = values;
         }
 
-        /**
-         * What a check of {@code action} answers when it cannot reach its entry in time (a live process held the
-         * entry's segment longer than the check waits, or the table is full).
-         *
-         * @param action the action.
-         * @param admit  true to admit, counted as admitted (the quota may then be exceeded); false (the default)
-         *               to refuse with {@link #unreachableRetryAfterMs(long)}, which keeps every count exact.
-         * @return this.
-         */
+        /** @param action the action. @param admit see {@link FloodgateConfig#admitsWhenUnreachable}. @return this. */
         public Builder admitWhenUnreachable(final Action action, final boolean admit)
         {
-            values.admitWhenUnreachable[Objects.requireNonNull(action, "action").ordinal()] = admit;
+            values.admitWhenUnreachable[ConfigValues.row(action)] = admit;
             return this;
         }
 
-        /**
-         * @param retryAfterMs as {@link FloodgateConfig#unreachableRetryAfterMs()}, 1 to 60000 ms (default 50).
-         * @return this.
-         */
+        /** @param retryAfterMs see {@link FloodgateConfig#unreachableRetryAfterMs()}. @return this. */
         public Builder unreachableRetryAfterMs(final long retryAfterMs)
         {
             values.unreachableRetryAfterMs = retryAfterMs;
             return this;
         }
 
-        /**
-         * @param uri a {@code redis://}, {@code rediss://} or {@code redis-socket://} URI to lease the cluster quota
-         *            from; blank (the default) for no cluster quota.
-         * @return this.
-         */
+        /** @param uri see {@link FloodgateConfig#clusterRedisUri()}; trimmed, so blank means none. @return this. */
         public Builder clusterRedisUri(final String uri)
         {
             values.clusterRedisUri = Objects.requireNonNull(uri, "uri").trim();
@@ -412,8 +426,8 @@ public final class FloodgateConfig
 
         /**
          * @param action   the action.
-         * @param limit    tokens per window across every node; 0 for no cluster quota.
-         * @param windowMs the cluster window in milliseconds; 0 for no cluster quota.
+         * @param limit    tokens per window across every node, see {@link FloodgateConfig#clusterLimit}.
+         * @param windowMs the cluster window in milliseconds.
          * @return this.
          */
         public Builder clusterLimit(final Action action, final long limit, final long windowMs)
@@ -424,8 +438,7 @@ public final class FloodgateConfig
 
         /**
          * @param action the action.
-         * @param tokens the tokens a node leases at a time, at most the cluster limit; 0 (the default) for a tenth
-         *               of it.
+         * @param tokens see {@link FloodgateConfig#clusterLease}; 0 (the default) for a tenth of the cluster limit.
          * @return this.
          */
         public Builder clusterLease(final Action action, final long tokens)
@@ -434,57 +447,42 @@ public final class FloodgateConfig
             return this;
         }
 
-        /**
-         * @param action the action.
-         * @param local  true to admit on the node's quota alone while Redis is unavailable (the default for
-         *               PUBLISH, SUBSCRIBE and DASHBOARD_API: set the node limit to the cluster limit / expected
-         *               nodes for a safe local rate); false to refuse (the login controls' default).
-         * @return this.
-         */
+        /** @param action the action. @param local see {@link FloodgateConfig#clusterFallsBackLocal}. @return this. */
         public Builder clusterFallbackLocal(final Action action, final boolean local)
         {
             values.changeCluster(action, cluster -> cluster.withFallbackLocal(local));
             return this;
         }
 
-        /**
-         * @param retryAfterMs as {@link FloodgateConfig#clusterRetryAfterMs()}, 1 to 60000 ms (default 100).
-         * @return this.
-         */
+        /** @param retryAfterMs see {@link FloodgateConfig#clusterRetryAfterMs()}. @return this. */
         public Builder clusterRetryAfterMs(final long retryAfterMs)
         {
             values.clusterRetryAfterMs = retryAfterMs;
             return this;
         }
 
-        /**
-         * @param groupReadable true to create the file 0640 (an operators' group may run the CLI), else 0600.
-         * @return this.
-         */
+        /** @param groupReadable see {@link FloodgateConfig#groupReadable()}. @return this. */
         public Builder groupReadable(final boolean groupReadable)
         {
             values.groupReadable = groupReadable;
             return this;
         }
 
-        /**
-         * @param graceMs as {@link FloodgateConfig#reclaimGraceMs()}, at least {@link #MIN_RECLAIM_GRACE_MS}.
-         * @return this.
-         */
+        /** @param graceMs see {@link FloodgateConfig#reclaimGraceMs()}. @return this. */
         public Builder reclaimGraceMs(final long graceMs)
         {
             values.reclaimGraceMs = graceMs;
             return this;
         }
 
-        /** @param file the shared file. @return this. */
+        /** @param file see {@link FloodgateConfig#file()}. @return this. */
         public Builder file(final Path file)
         {
             values.file = Objects.requireNonNull(file, "file");
             return this;
         }
 
-        /** @param enabled false to admit every check without touching the table. @return this. */
+        /** @param enabled see {@link FloodgateConfig#enabled()}. @return this. */
         public Builder enabled(final boolean enabled)
         {
             values.enabled = enabled;
@@ -493,42 +491,38 @@ public final class FloodgateConfig
 
         /**
          * @param action   the action.
-         * @param limit    requests per window; 0 switches off PUBLISH, SUBSCRIBE and DASHBOARD_API.
+         * @param limit    requests per window, see {@link FloodgateConfig#limit}.
          * @param windowMs the window in milliseconds.
          * @return this.
          */
         public Builder limit(final Action action, final long limit, final long windowMs)
         {
-            values.limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
+            values.limits[ConfigValues.row(action)] = new Limit(limit, windowMs);
             return this;
         }
 
-        /**
-         * @param action the action.
-         * @param shadow true to count what would be refused but admit it; false (the default) to enforce.
-         * @return this.
-         */
+        /** @param action the action. @param shadow see {@link FloodgateConfig#shadow}. @return this. */
         public Builder shadow(final Action action, final boolean shadow)
         {
-            values.shadow[Objects.requireNonNull(action, "action").ordinal()] = shadow;
+            values.shadow[ConfigValues.row(action)] = shadow;
             return this;
         }
 
-        /** @param cleanupIntervalMs the janitor's pass interval. @return this. */
+        /** @param cleanupIntervalMs see {@link FloodgateConfig#cleanupIntervalMs()}. @return this. */
         public Builder cleanupIntervalMs(final long cleanupIntervalMs)
         {
             values.cleanupIntervalMs = cleanupIntervalMs;
             return this;
         }
 
-        /** @param entries the number of quota entries the table is sized for. @return this. */
+        /** @param entries see {@link FloodgateConfig#capacity()}. @return this. */
         public Builder capacity(final long entries)
         {
             values.capacity = entries;
             return this;
         }
 
-        /** @param ticker the monotonic clock, injected by tests. @return this. */
+        /** @param ticker see {@link FloodgateConfig#ticker()}. @return this. */
         public Builder ticker(final Ticker ticker)
         {
             values.ticker = Objects.requireNonNull(ticker, "ticker");
