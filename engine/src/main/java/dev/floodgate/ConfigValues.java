@@ -8,8 +8,9 @@ import java.util.function.UnaryOperator;
 /**
  * Every setting of one configuration, as plain fields starting at their defaults: what a
  * {@link FloodgateConfig.Builder} and {@link ConfigParser} fill, and, as a private copy no one changes, what a
- * {@link FloodgateConfig} holds. So the settings, their per-action tables, their defaults, their check and
- * their equality and text are written once, not once in the value and again in its builder.
+ * {@link FloodgateConfig} holds. So the settings, their per-action tables (an action's cluster settings one
+ * {@link ClusterSettings} value), their defaults, their check, whether they make a cluster quota, and their
+ * equality and text are written once, not once in the value and again in its builder.
  *
  * <p>Not thread-safe: each instance belongs to one builder or one configuration.
  */
