@@ -66,7 +66,7 @@ final class ConfigKeys
     {
     }
 
-    /** See {@link FloodgateConfig#keys()}. */
+    /** See {@link FloodgateKeys#keys()}. */
     static String[] keys()
     {
         final List<String> keys = new ArrayList<>();

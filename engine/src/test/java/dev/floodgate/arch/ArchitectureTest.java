@@ -51,7 +51,7 @@ class ArchitectureTest
      * keys with the cluster's, {@code ClusterLimit.fits}).
      */
     static final Set<String> API_CONFIG = Set.of("ClusterKeys", "ClusterSettings", "ConfigKeys", "ConfigParser",
-        "ConfigValues", "FloodgateConfig", "FloodgatePolicy");
+        "ConfigValues", "FloodgateConfig", "FloodgateKeys", "FloodgatePolicy");
 
     @ArchTest
     static final ArchRule publicSignaturesNameNoInternalType = members()
