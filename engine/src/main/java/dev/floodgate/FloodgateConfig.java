@@ -3,7 +3,6 @@ package dev.floodgate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
 
@@ -64,7 +63,7 @@ public final class FloodgateConfig
         }
     }
 
-    private FloodgateConfig(final ConfigValues values)
+    FloodgateConfig(final ConfigValues values) // ConfigBuilder.build's, with a validated copy no one else holds
     {
         this.values = values;
     }
@@ -324,155 +323,11 @@ public final class FloodgateConfig
      * Holds every setting, at its default until set; each setter sets what the configuration's reader of the same
      * name returns. Validates on {@link #build()}, so errors name the key as an operator would write it.
      */
-    public static final class Builder
+    public static final class Builder extends ConfigBuilder
     {
-        final ConfigValues values; // ConfigParser fills it too
-
         private Builder(final ConfigValues values)
         {
-            this.values = values;
-        }
-
-        /** @param action the action. @param admit see {@link FloodgateConfig#admitsWhenUnreachable}. @return this. */
-        public Builder admitWhenUnreachable(final Action action, final boolean admit)
-        {
-            values.admitWhenUnreachable[ConfigValues.row(action)] = admit;
-            return this;
-        }
-
-        /** @param retryAfterMs see {@link FloodgateConfig#unreachableRetryAfterMs()}. @return this. */
-        public Builder unreachableRetryAfterMs(final long retryAfterMs)
-        {
-            values.unreachableRetryAfterMs = retryAfterMs;
-            return this;
-        }
-
-        /** @param uri see {@link FloodgateConfig#clusterRedisUri()}; trimmed, so blank means none. @return this. */
-        public Builder clusterRedisUri(final String uri)
-        {
-            values.clusterRedisUri = Objects.requireNonNull(uri, "uri").trim();
-            return this;
-        }
-
-        /**
-         * @param action   the action.
-         * @param limit    tokens per window across every node, see {@link FloodgateConfig#clusterLimit}.
-         * @param windowMs the cluster window in milliseconds.
-         * @return this.
-         */
-        public Builder clusterLimit(final Action action, final long limit, final long windowMs)
-        {
-            values.changeCluster(action, cluster -> cluster.withLimit(limit, windowMs));
-            return this;
-        }
-
-        /**
-         * @param action the action.
-         * @param tokens see {@link FloodgateConfig#clusterLease}; 0 (the default) for a tenth of the cluster limit.
-         * @return this.
-         */
-        public Builder clusterLease(final Action action, final long tokens)
-        {
-            values.changeCluster(action, cluster -> cluster.withLease(tokens));
-            return this;
-        }
-
-        /** @param action the action. @param local see {@link FloodgateConfig#clusterFallsBackLocal}. @return this. */
-        public Builder clusterFallbackLocal(final Action action, final boolean local)
-        {
-            values.changeCluster(action, cluster -> cluster.withFallbackLocal(local));
-            return this;
-        }
-
-        /** @param retryAfterMs see {@link FloodgateConfig#clusterRetryAfterMs()}. @return this. */
-        public Builder clusterRetryAfterMs(final long retryAfterMs)
-        {
-            values.clusterRetryAfterMs = retryAfterMs;
-            return this;
-        }
-
-        /** @param groupReadable see {@link FloodgateConfig#groupReadable()}. @return this. */
-        public Builder groupReadable(final boolean groupReadable)
-        {
-            values.groupReadable = groupReadable;
-            return this;
-        }
-
-        /** @param graceMs see {@link FloodgateConfig#reclaimGraceMs()}. @return this. */
-        public Builder reclaimGraceMs(final long graceMs)
-        {
-            values.reclaimGraceMs = graceMs;
-            return this;
-        }
-
-        /** @param file see {@link FloodgateConfig#file()}. @return this. */
-        public Builder file(final Path file)
-        {
-            values.file = Objects.requireNonNull(file, "file");
-            return this;
-        }
-
-        /** @param enabled see {@link FloodgateConfig#enabled()}. @return this. */
-        public Builder enabled(final boolean enabled)
-        {
-            values.enabled = enabled;
-            return this;
-        }
-
-        /**
-         * @param action   the action.
-         * @param limit    requests per window, see {@link FloodgateConfig#limit}.
-         * @param windowMs the window in milliseconds.
-         * @return this.
-         */
-        public Builder limit(final Action action, final long limit, final long windowMs)
-        {
-            values.limits[ConfigValues.row(action)] = new Limit(limit, windowMs);
-            return this;
-        }
-
-        /** @param action the action. @param shadow see {@link FloodgateConfig#shadow}. @return this. */
-        public Builder shadow(final Action action, final boolean shadow)
-        {
-            values.shadow[ConfigValues.row(action)] = shadow;
-            return this;
-        }
-
-        /** @param cleanupIntervalMs see {@link FloodgateConfig#cleanupIntervalMs()}. @return this. */
-        public Builder cleanupIntervalMs(final long cleanupIntervalMs)
-        {
-            values.cleanupIntervalMs = cleanupIntervalMs;
-            return this;
-        }
-
-        /** @param entries see {@link FloodgateConfig#capacity()}. @return this. */
-        public Builder capacity(final long entries)
-        {
-            values.capacity = entries;
-            return this;
-        }
-
-        /** @param ticker see {@link FloodgateConfig#ticker()}. @return this. */
-        public Builder ticker(final Ticker ticker)
-        {
-            values.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * @return the configuration.
-         * @throws IllegalArgumentException naming the key and value of the first out-of-range setting.
-         */
-        public FloodgateConfig build()
-        {
-            return build(UnaryOperator.identity());
-        }
-
-        /** @param names a key to the name its errors use, as the caller's user spells it. */
-        FloodgateConfig build(final UnaryOperator<String> names)
-        {
-            values.validate(names);
-            return new FloodgateConfig(values.copy());
+            super(values);
         }
     }
 }
