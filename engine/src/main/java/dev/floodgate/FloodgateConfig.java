@@ -116,10 +116,7 @@ public final class FloodgateConfig
         return ConfigParser.fromKeyValues(values).build();
     }
 
-    /**
-     * @return the {@code redis://}, {@code rediss://} or {@code redis-socket://} URI the cluster quota is leased
-     * from; empty (the default) when there is no cluster quota.
-     */
+    /** @return the redis://, rediss:// or redis-socket:// URI of the cluster quota; empty (the default) for none. */
     public String clusterRedisUri()
     {
         return values.clusterRedisUri;
@@ -192,10 +189,7 @@ public final class FloodgateConfig
         return values.admitWhenUnreachable[action.ordinal()];
     }
 
-    /**
-     * @return the retry-after, 1 to 60000 ms (default 50), of a check refused because its entry could not be
-     * reached in time.
-     */
+    /** @return the retry-after, 1 to 60000 ms (default 50), of a check refused because its entry was unreachable. */
     public long unreachableRetryAfterMs()
     {
         return values.unreachableRetryAfterMs;
@@ -213,10 +207,7 @@ public final class FloodgateConfig
         return ConfigParser.withPolicyKeys(this, values, UnaryOperator.identity());
     }
 
-    /**
-     * @param action an action.
-     * @return true when its refusals are counted but admitted; false (the default) when they are enforced.
-     */
+    /** @param action an action. @return true: its refusals are counted but admitted; false (the default): enforced. */
     public boolean shadow(final Action action)
     {
         return values.shadow[action.ordinal()];
@@ -246,11 +237,7 @@ public final class FloodgateConfig
         return values.enabled;
     }
 
-    /**
-     * @param action an action.
-     * @return its limit; a limit of 0 (PUBLISH, SUBSCRIBE and DASHBOARD_API only, never a login control) switches
-     * it off.
-     */
+    /** @param action an action. @return its limit; a limit of 0 switches it off (never a login control's). */
     public Limit limit(final Action action)
     {
         return values.limits[action.ordinal()];
@@ -283,10 +270,7 @@ public final class FloodgateConfig
         return values.reclaimGraceMs;
     }
 
-    /**
-     * @return true when a new file is created readable by the owner's group (0640), so an operators' group may run
-     * the CLI; else 0600, the default.
-     */
+    /** @return true to create a new file 0640, so an operators' group may run the CLI; false (the default): 0600. */
     public boolean groupReadable()
     {
         return values.groupReadable;
