@@ -10,8 +10,8 @@ import java.util.function.UnaryOperator;
 /**
  * The configuration's keys as an operator writes them, and what each value must be: the names, their order,
  * the bounds, and the words of every error. A malformed value ({@link ConfigParser}) and an out-of-range one
- * ({@link FloodgateConfig.Builder#build()}) get the same words, naming the key and the value. The bounds and
- * key names are published on {@link FloodgateConfig}, which defines the defaults.
+ * ({@link FloodgateConfig.Builder#build()}) get the same words, naming the key and the value. The bounds are
+ * published on {@link FloodgateConfig}, which defines the defaults, and the key names on {@link FloodgateKeys}.
  *
  * <pre>
  * key                                default   meaning

@@ -93,7 +93,7 @@ final class ConfigValues
     }
 
     /**
-     * @param names as for {@link FloodgateConfig.Builder#build(UnaryOperator)}.
+     * @param names as for {@link ConfigBuilder#build(UnaryOperator)}.
      * @throws IllegalArgumentException naming the key and value of the first out-of-range setting.
      */
     void validate(final UnaryOperator<String> names)
