@@ -4,7 +4,11 @@ import dev.floodgate.cluster.ClusterLimit;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+
+import static dev.floodgate.ConfigKeys.check;
 
 /**
  * The cluster quota's configuration keys (issue 12) as an operator writes them, and what each value must be.
@@ -37,6 +41,12 @@ final class ClusterKeys
         ConfigKeys.MAX_UNREACHABLE_RETRY_AFTER_MS;
     static final String FALLBACK_EXPECTED = "refuse or local";
 
+    // What a per-action cluster key adds to the action's prefix.
+    private static final String LIMIT = "_cluster_rate_limit";
+    private static final String WINDOW = "_cluster_rate_window_ms";
+    private static final String LEASE = "_cluster_lease";
+    private static final String FALLBACK = "_cluster_fallback";
+
     private ClusterKeys()
     {
     }
@@ -44,59 +54,37 @@ final class ClusterKeys
     /** @return the cluster keys, in documentation order. */
     static String[] keys()
     {
-        final Action[] actions = Action.values();
-        final String[] keys = new String[2 + 4 * actions.length];
-        int i = 0;
-        keys[i++] = REDIS_URI;
-        for (final Action action : actions)
-        {
-            keys[i++] = limitKey(action);
-            keys[i++] = windowKey(action);
-        }
-        for (final Action action : actions)
-        {
-            keys[i++] = leaseKey(action);
-        }
-        for (final Action action : actions)
-        {
-            keys[i++] = fallbackKey(action);
-        }
-        keys[i] = RETRY_AFTER_MS;
-        return keys;
+        final List<String> keys = new ArrayList<>();
+        keys.add(REDIS_URI);
+        ConfigKeys.addPerAction(keys, LIMIT, WINDOW, LEASE, FALLBACK);
+        keys.add(RETRY_AFTER_MS);
+        return keys.toArray(new String[0]);
     }
 
     static String limitKey(final Action action)
     {
-        return action.configPrefix() + "_cluster_rate_limit";
+        return action.configPrefix() + LIMIT;
     }
 
     static String windowKey(final Action action)
     {
-        return action.configPrefix() + "_cluster_rate_window_ms";
+        return action.configPrefix() + WINDOW;
     }
 
     static String leaseKey(final Action action)
     {
-        return action.configPrefix() + "_cluster_lease";
+        return action.configPrefix() + LEASE;
     }
 
     static String fallbackKey(final Action action)
     {
-        return action.configPrefix() + "_cluster_fallback";
+        return action.configPrefix() + FALLBACK;
     }
 
     /** @return the action whose per-action cluster key {@code key} is, or null when it is none. */
     static Action actionOf(final String key)
     {
-        for (final Action action : Action.values())
-        {
-            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(leaseKey(action)) ||
-                key.equals(fallbackKey(action)))
-            {
-                return action;
-            }
-        }
-        return null;
+        return ConfigKeys.actionNamedBy(key, LIMIT, WINDOW, LEASE, FALLBACK);
     }
 
     /** @return true (local) when Redis unavailable should admit on the node quota alone: not for login controls. */
@@ -194,13 +182,5 @@ final class ClusterKeys
         final int at = uri.indexOf('@');
         final int scheme = uri.indexOf("://");
         return at < 0 || scheme < 0 || at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
-    }
-
-    private static void check(final boolean ok, final String key, final long value, final String expected)
-    {
-        if (!ok)
-        {
-            throw new IllegalArgumentException(key + "=" + value + ": expected " + expected);
-        }
     }
 }

@@ -3,13 +3,15 @@ package dev.floodgate;
 import dev.floodgate.door.ShardedWindow;
 import dev.floodgate.door.TokenBucket;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
  * The configuration's keys as an operator writes them, and what each value must be: the names, their order,
  * the bounds, and the words of every error. A malformed value ({@link ConfigParser}) and an out-of-range one
- * ({@link FloodgateConfig.Builder#build()}) get the same words, naming the key and the value. The bounds and
- * key names are published on {@link FloodgateConfig}, which defines the defaults.
+ * ({@link FloodgateConfig.Builder#build()}) get the same words, naming the key and the value. The bounds are
+ * published on {@link FloodgateConfig}, which defines the defaults, and the key names on {@link FloodgateKeys}.
  *
  * <pre>
  * key                                default   meaning
@@ -40,6 +42,12 @@ final class ConfigKeys
     static final String GROUP_READABLE = "file_group_readable";
     static final String UNREACHABLE_RETRY_AFTER_MS = "unreachable_retry_after_ms";
 
+    // What a per-action key adds to the action's prefix.
+    private static final String LIMIT = "_rate_limit";
+    private static final String WINDOW = "_rate_window_ms";
+    private static final String MODE = "_rate_mode";
+    private static final String UNREACHABLE = "_rate_unreachable";
+
     // The bounds; FloodgateConfig publishes them and says why each is what it is.
     static final long MAX_LIMIT = ShardedWindow.MAX_CAP;
     static final long MAX_WINDOW_MS = 7L * 24 * 3600 * 1000;
@@ -58,54 +66,73 @@ final class ConfigKeys
     {
     }
 
-    /** See {@link FloodgateConfig#keys()}. */
+    /** See {@link FloodgateKeys#keys()}. */
     static String[] keys()
     {
-        final Action[] actions = Action.values();
-        final String[] keys = new String[6 + 4 * actions.length + ClusterKeys.keys().length];
-        int i = 0;
-        keys[i++] = ENABLED;
-        for (final Action action : actions)
+        final List<String> keys = new ArrayList<>();
+        keys.add(ENABLED);
+        addPerAction(keys, LIMIT, WINDOW, MODE, UNREACHABLE);
+        keys.addAll(List.of(UNREACHABLE_RETRY_AFTER_MS, CLEANUP_INTERVAL_MS, FILE, CAPACITY, GROUP_READABLE));
+        keys.addAll(List.of(ClusterKeys.keys()));
+        return keys.toArray(new String[0]);
+    }
+
+    /**
+     * Adds every action's keys ending in {@code limit} and {@code window}, action by action (an operator sets the
+     * two together), then its keys ending in each of {@code others}, suffix by suffix: the documentation order of
+     * this class's keys and of {@link ClusterKeys}'s.
+     */
+    static void addPerAction(final List<String> keys, final String limit, final String window,
+        final String... others)
+    {
+        for (final Action action : Action.values())
         {
-            keys[i++] = limitKey(action);
-            keys[i++] = windowKey(action);
+            keys.add(action.configPrefix() + limit);
+            keys.add(action.configPrefix() + window);
         }
-        for (final Action action : actions)
+        for (final String suffix : others)
         {
-            keys[i++] = modeKey(action);
+            for (final Action action : Action.values())
+            {
+                keys.add(action.configPrefix() + suffix);
+            }
         }
-        for (final Action action : actions)
+    }
+
+    /** @return the action whose prefix and one of {@code suffixes} make {@code key}, or null when none does. */
+    static Action actionNamedBy(final String key, final String... suffixes)
+    {
+        for (final Action action : Action.values())
         {
-            keys[i++] = unreachableKey(action);
+            for (final String suffix : suffixes)
+            {
+                if (key.equals(action.configPrefix() + suffix))
+                {
+                    return action;
+                }
+            }
         }
-        keys[i++] = UNREACHABLE_RETRY_AFTER_MS;
-        keys[i++] = CLEANUP_INTERVAL_MS;
-        keys[i++] = FILE;
-        keys[i++] = CAPACITY;
-        keys[i++] = GROUP_READABLE;
-        final String[] cluster = ClusterKeys.keys();
-        System.arraycopy(cluster, 0, keys, i, cluster.length);
-        return keys;
+        return null;
     }
 
     static String limitKey(final Action action)
     {
-        return action.configPrefix() + "_rate_limit";
+        return action.configPrefix() + LIMIT;
     }
 
     static String windowKey(final Action action)
     {
-        return action.configPrefix() + "_rate_window_ms";
+        return action.configPrefix() + WINDOW;
     }
 
     static String modeKey(final Action action)
     {
-        return action.configPrefix() + "_rate_mode";
+        return action.configPrefix() + MODE;
     }
 
     static String unreachableKey(final Action action)
     {
-        return action.configPrefix() + "_rate_unreachable";
+        return action.configPrefix() + UNREACHABLE;
     }
 
     /**
@@ -115,16 +142,13 @@ final class ConfigKeys
      */
     static Action actionOf(final String key)
     {
-        for (final Action action : Action.values())
+        final Action action = actionNamedBy(key, LIMIT, WINDOW, MODE, UNREACHABLE);
+        if (action == null)
         {
-            if (key.equals(limitKey(action)) || key.equals(windowKey(action)) || key.equals(modeKey(action)) ||
-                key.equals(unreachableKey(action)))
-            {
-                return action;
-            }
+            throw new IllegalArgumentException("unknown configuration key '" + key + "': expected one of " +
+                String.join(", ", keys()));
         }
-        throw new IllegalArgumentException("unknown configuration key '" + key + "': expected one of " +
-            String.join(", ", keys()));
+        return action;
     }
 
     static String limitExpected(final Action action)
@@ -177,7 +201,8 @@ final class ConfigKeys
         check(capacity >= 1 && capacity <= MAX_CAPACITY, CAPACITY, capacity, CAPACITY_EXPECTED);
     }
 
-    private static void check(final boolean ok, final String key, final long value, final String expected)
+    /** @throws IllegalArgumentException {@code key=value: expected ...}, the words of every range error. */
+    static void check(final boolean ok, final String key, final long value, final String expected)
     {
         if (!ok)
         {

@@ -158,27 +158,27 @@ final class ConfigParser
     private static void setCluster(final ConfigValues settings, final String key, final String value)
     {
         final Action action = ClusterKeys.actionOf(key);
-        final int i = action.ordinal();
-        final FloodgateConfig.Limit limit = settings.clusterLimits[i];
+        final ClusterSettings cluster = settings.cluster[action.ordinal()];
+        final FloodgateConfig.Limit limit = cluster.limit();
+        final ClusterSettings changed;
         if (key.equals(ClusterKeys.fallbackKey(action)))
         {
-            settings.clusterFallbackLocal[i] = parseChoice(key, value, "refuse", "local", false);
+            changed = cluster.withFallbackLocal(parseChoice(key, value, "refuse", "local", false));
         }
         else if (key.equals(ClusterKeys.leaseKey(action)))
         {
-            settings.clusterLeases[i] = parseLong(key, value, "a whole number of tokens, 0 for a tenth of the " +
-                "cluster limit");
+            changed = cluster.withLease(parseLong(key, value, "a whole number of tokens, 0 for a tenth of the " +
+                "cluster limit"));
         }
         else if (key.equals(ClusterKeys.limitKey(action)))
         {
-            settings.clusterLimits[i] = new FloodgateConfig.Limit(parseLong(key, value, ClusterKeys.limitExpected()),
-                limit.windowMs());
+            changed = cluster.withLimit(parseLong(key, value, ClusterKeys.limitExpected()), limit.windowMs());
         }
         else
         {
-            settings.clusterLimits[i] = new FloodgateConfig.Limit(limit.limit(),
-                parseLong(key, value, ClusterKeys.windowExpected()));
+            changed = cluster.withLimit(limit.limit(), parseLong(key, value, ClusterKeys.windowExpected()));
         }
+        settings.cluster[action.ordinal()] = changed;
     }
 
     static long parseLong(final String key, final String value, final String expected)

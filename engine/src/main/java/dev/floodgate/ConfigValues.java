@@ -8,8 +8,9 @@ import java.util.function.UnaryOperator;
 /**
  * Every setting of one configuration, as plain fields starting at their defaults: what a
  * {@link FloodgateConfig.Builder} and {@link ConfigParser} fill, and, as a private copy no one changes, what a
- * {@link FloodgateConfig} holds. So the settings, their per-action tables, their defaults, their check and
- * their equality and text are written once, not once in the value and again in its builder.
+ * {@link FloodgateConfig} holds. So the settings, their per-action tables (an action's cluster settings one
+ * {@link ClusterSettings} value), their defaults, their check, whether they make a cluster quota, and their
+ * equality and text are written once, not once in the value and again in its builder.
  *
  * <p>Not thread-safe: each instance belongs to one builder or one configuration.
  */
@@ -27,9 +28,7 @@ final class ConfigValues
     final boolean[] admitWhenUnreachable = new boolean[Action.values().length];
     long unreachableRetryAfterMs = FloodgateConfig.DEFAULT_UNREACHABLE_RETRY_AFTER_MS;
     String clusterRedisUri = "";
-    final FloodgateConfig.Limit[] clusterLimits = new FloodgateConfig.Limit[Action.values().length];
-    final long[] clusterLeases = new long[Action.values().length];
-    final boolean[] clusterFallbackLocal = new boolean[Action.values().length];
+    final ClusterSettings[] cluster = new ClusterSettings[Action.values().length];
     long clusterRetryAfterMs = ClusterKeys.DEFAULT_RETRY_AFTER_MS;
 
     ConfigValues()
@@ -37,9 +36,39 @@ final class ConfigValues
         for (final Action action : Action.values())
         {
             limits[action.ordinal()] = new FloodgateConfig.Limit(action.defaultLimit(), action.defaultWindowMs());
-            clusterLimits[action.ordinal()] = new FloodgateConfig.Limit(0, action.defaultWindowMs());
-            clusterFallbackLocal[action.ordinal()] = ClusterKeys.defaultFallbackLocal(action);
+            cluster[action.ordinal()] = ClusterSettings.defaults(action);
         }
+    }
+
+    /** @return {@code action}'s index in every per-action table; a null action fails here, named. */
+    static int row(final Action action)
+    {
+        return Objects.requireNonNull(action, "action").ordinal();
+    }
+
+    /** Replaces {@code action}'s cluster settings with {@code change} of them, the rest kept. */
+    void changeCluster(final Action action, final UnaryOperator<ClusterSettings> change)
+    {
+        cluster[row(action)] = change.apply(cluster[row(action)]);
+    }
+
+    /** See {@link FloodgateConfig#hasClusterQuota(Action)}. */
+    boolean hasClusterQuota(final Action action)
+    {
+        return !clusterRedisUri.isEmpty() && cluster[action.ordinal()].isOn();
+    }
+
+    /** See {@link FloodgateConfig#hasClusterQuota()}. */
+    boolean hasClusterQuota()
+    {
+        for (final Action action : Action.values())
+        {
+            if (hasClusterQuota(action))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return an independent copy. */
@@ -58,15 +87,13 @@ final class ConfigValues
         System.arraycopy(admitWhenUnreachable, 0, copy.admitWhenUnreachable, 0, admitWhenUnreachable.length);
         copy.unreachableRetryAfterMs = unreachableRetryAfterMs;
         copy.clusterRedisUri = clusterRedisUri;
-        System.arraycopy(clusterLimits, 0, copy.clusterLimits, 0, clusterLimits.length);
-        System.arraycopy(clusterLeases, 0, copy.clusterLeases, 0, clusterLeases.length);
-        System.arraycopy(clusterFallbackLocal, 0, copy.clusterFallbackLocal, 0, clusterFallbackLocal.length);
+        System.arraycopy(cluster, 0, copy.cluster, 0, cluster.length);
         copy.clusterRetryAfterMs = clusterRetryAfterMs;
         return copy;
     }
 
     /**
-     * @param names as for {@link FloodgateConfig.Builder#build(UnaryOperator)}.
+     * @param names as for {@link ConfigBuilder#build(UnaryOperator)}.
      * @throws IllegalArgumentException naming the key and value of the first out-of-range setting.
      */
     void validate(final UnaryOperator<String> names)
@@ -80,9 +107,7 @@ final class ConfigValues
         ClusterKeys.validateUri(clusterRedisUri);
         for (final Action action : Action.values())
         {
-            final FloodgateConfig.Limit limit = clusterLimits[action.ordinal()];
-            ClusterKeys.validate(action, limit.limit(), limit.windowMs(), clusterLeases[action.ordinal()],
-                limits[action.ordinal()].limit());
+            cluster[action.ordinal()].validate(action, limits[action.ordinal()].limit());
         }
         ClusterKeys.validateRetryAfter(clusterRetryAfterMs);
     }
@@ -96,16 +121,14 @@ final class ConfigValues
             reclaimGraceMs == that.reclaimGraceMs && groupReadable == that.groupReadable &&
             Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
             unreachableRetryAfterMs == that.unreachableRetryAfterMs && clusterRedisUri.equals(that.clusterRedisUri) &&
-            Arrays.equals(clusterLimits, that.clusterLimits) && Arrays.equals(clusterLeases, that.clusterLeases) &&
-            Arrays.equals(clusterFallbackLocal, that.clusterFallbackLocal) &&
-            clusterRetryAfterMs == that.clusterRetryAfterMs;
+            Arrays.equals(cluster, that.cluster) && clusterRetryAfterMs == that.clusterRetryAfterMs;
     }
 
     @Override
     public int hashCode()
     {
         return Objects.hash(file, enabled, Arrays.hashCode(limits), cleanupIntervalMs, capacity, clusterRedisUri,
-            Arrays.hashCode(clusterLimits));
+            Arrays.hashCode(cluster));
     }
 
     /** @return every setting, {@code file=...} first, as {@link FloodgateConfig#toString()} shows them. */
@@ -136,14 +159,10 @@ final class ConfigValues
         final StringBuilder text = new StringBuilder(", cluster=").append(ClusterKeys.redacted(clusterRedisUri));
         for (final Action action : Action.values())
         {
-            final int i = action.ordinal();
-            final FloodgateConfig.Limit limit = clusterLimits[i];
-            if (ClusterKeys.isOn(limit.limit(), limit.windowMs()))
+            if (cluster[action.ordinal()].isOn())
             {
-                text.append(", ").append(action.configPrefix()).append("Cluster=").append(limit.limit()).append('/')
-                    .append(limit.windowMs()).append("ms lease ")
-                    .append(ClusterKeys.leaseSize(limit.limit(), clusterLeases[i]))
-                    .append(clusterFallbackLocal[i] ? " local" : " refuse");
+                text.append(", ").append(action.configPrefix()).append("Cluster=")
+                    .append(cluster[action.ordinal()].text());
             }
         }
         return text.append(", clusterRetryAfterMs=").append(clusterRetryAfterMs).toString();

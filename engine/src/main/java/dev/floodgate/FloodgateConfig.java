@@ -3,7 +3,6 @@ package dev.floodgate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
 
@@ -11,8 +10,8 @@ import java.util.function.UnaryOperator;
  * Immutable configuration of one {@link Floodgate}: the file, the per-action limits, the janitor interval
  * and the table capacity.
  *
- * <p>Keys carry over from the original rate limiter ({@link #keys()} lists them; README.md says what each
- * means and its default). A malformed or out-of-range value fails with an {@link IllegalArgumentException}
+ * <p>Keys carry over from the original rate limiter ({@link FloodgateKeys} names them; README.md says what
+ * each means and its default). A malformed or out-of-range value fails with an {@link IllegalArgumentException}
  * that names the key, the value and what was expected: nothing falls back silently.
  */
 public final class FloodgateConfig
@@ -44,18 +43,6 @@ public final class FloodgateConfig
     public static final long DEFAULT_UNREACHABLE_RETRY_AFTER_MS = 50L;
     /** Default janitor interval. */
     public static final long DEFAULT_CLEANUP_INTERVAL_MS = 300_000L;
-
-    // The keys that name no action, as operators write them.
-    public static final String KEY_ENABLED = ConfigKeys.ENABLED;
-    public static final String KEY_CLEANUP_INTERVAL_MS = ConfigKeys.CLEANUP_INTERVAL_MS;
-    public static final String KEY_FILE = ConfigKeys.FILE;
-    public static final String KEY_CAPACITY = ConfigKeys.CAPACITY;
-    public static final String KEY_GROUP_READABLE = ConfigKeys.GROUP_READABLE;
-    public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
-    /** The Redis the cluster quota is leased from (issue 12); blank: no cluster quota. */
-    public static final String KEY_CLUSTER_REDIS_URI = ClusterKeys.REDIS_URI;
-    /** The retry-after of a check refused for want of a cluster lease. */
-    public static final String KEY_CLUSTER_RETRY_AFTER_MS = ClusterKeys.RETRY_AFTER_MS;
     /** Default retry-after of a check refused for want of a cluster lease: short, a lease takes at most 50 ms. */
     public static final long DEFAULT_CLUSTER_RETRY_AFTER_MS = ClusterKeys.DEFAULT_RETRY_AFTER_MS;
 
@@ -76,7 +63,7 @@ public final class FloodgateConfig
         }
     }
 
-    private FloodgateConfig(final ConfigValues values)
+    FloodgateConfig(final ConfigValues values) // ConfigBuilder.build's, with a validated copy no one else holds
     {
         this.values = values;
     }
@@ -129,65 +116,7 @@ public final class FloodgateConfig
         return ConfigParser.fromKeyValues(values).build();
     }
 
-    /** @return every configuration key, in documentation order. */
-    public static String[] keys()
-    {
-        return ConfigKeys.keys();
-    }
-
-    /** @param action an action. @return its limit key, e.g. {@code publish_rate_limit}. */
-    public static String limitKey(final Action action)
-    {
-        return ConfigKeys.limitKey(action);
-    }
-
-    /** @param action an action. @return its window key, e.g. {@code publish_rate_window_ms}. */
-    public static String windowKey(final Action action)
-    {
-        return ConfigKeys.windowKey(action);
-    }
-
-    /** @param action an action. @return its mode key, e.g. {@code publish_rate_mode}. */
-    public static String modeKey(final Action action)
-    {
-        return ConfigKeys.modeKey(action);
-    }
-
-    /**
-     * @param action an action.
-     * @return its unreachable-rule key, e.g. {@code publish_rate_unreachable}: {@code refuse} (the default) or
-     * {@code admit}, as {@link Builder#admitWhenUnreachable} sets it.
-     */
-    public static String unreachableKey(final Action action)
-    {
-        return ConfigKeys.unreachableKey(action);
-    }
-
-    /** @param action an action. @return its cluster limit key, e.g. {@code publish_cluster_rate_limit}. */
-    public static String clusterLimitKey(final Action action)
-    {
-        return ClusterKeys.limitKey(action);
-    }
-
-    /** @param action an action. @return its cluster window key, e.g. {@code publish_cluster_rate_window_ms}. */
-    public static String clusterWindowKey(final Action action)
-    {
-        return ClusterKeys.windowKey(action);
-    }
-
-    /** @param action an action. @return its lease size key, e.g. {@code publish_cluster_lease}. */
-    public static String clusterLeaseKey(final Action action)
-    {
-        return ClusterKeys.leaseKey(action);
-    }
-
-    /** @param action an action. @return its fallback key, e.g. {@code publish_cluster_fallback}: refuse or local. */
-    public static String clusterFallbackKey(final Action action)
-    {
-        return ClusterKeys.fallbackKey(action);
-    }
-
-    /** @return the Redis URI the cluster quota is leased from; empty when there is no cluster quota. */
+    /** @return the redis://, rediss:// or redis-socket:// URI of the cluster quota; empty (the default) for none. */
     public String clusterRedisUri()
     {
         return values.clusterRedisUri;
@@ -195,11 +124,12 @@ public final class FloodgateConfig
 
     /**
      * @param action an action.
-     * @return its cluster limit as configured, whether or not a URI is set; see {@link #hasClusterQuota}.
+     * @return its cluster limit as configured, whether or not a URI is set (see {@link #hasClusterQuota}): tokens
+     * per window across every node; a limit or window of 0 (the default limit) for no cluster quota.
      */
     public Limit clusterLimit(final Action action)
     {
-        return values.clusterLimits[action.ordinal()];
+        return values.cluster[action.ordinal()].limit();
     }
 
     /**
@@ -209,56 +139,57 @@ public final class FloodgateConfig
      */
     public boolean hasClusterQuota(final Action action)
     {
-        final Limit limit = clusterLimit(action);
-        return !values.clusterRedisUri.isEmpty() && ClusterKeys.isOn(limit.limit(), limit.windowMs());
+        return values.hasClusterQuota(action);
     }
 
     /** @return true when some action has a cluster quota, so the cluster classes (and Lettuce) are needed. */
     public boolean hasClusterQuota()
     {
-        for (final Action action : Action.values())
-        {
-            if (hasClusterQuota(action))
-            {
-                return true;
-            }
-        }
-        return false;
+        return values.hasClusterQuota();
     }
 
     /**
      * @param action an action with a cluster limit.
-     * @return the tokens a node leases at a time: as configured, or a tenth of the cluster limit (at least 1).
+     * @return the tokens a node leases at a time, at most the cluster limit: as configured, or a tenth of the
+     * cluster limit (at least 1) when configured as 0, the default.
      */
     public long clusterLease(final Action action)
     {
-        return ClusterKeys.leaseSize(clusterLimit(action).limit(), values.clusterLeases[action.ordinal()]);
+        return values.cluster[action.ordinal()].leaseSize();
     }
 
     /**
      * @param action an action.
      * @return true when a check that cannot get a lease because Redis is unavailable admits on the node's quota
-     * alone ({@code local}); false when it refuses with {@link #clusterRetryAfterMs()} ({@code refuse}, the login
-     * controls' default).
+     * alone ({@code local}, the default for PUBLISH, SUBSCRIBE and DASHBOARD_API: set the node limit to the cluster
+     * limit / expected nodes for a safe local rate); false when it refuses with {@link #clusterRetryAfterMs()}
+     * ({@code refuse}, the login controls' default).
      */
     public boolean clusterFallsBackLocal(final Action action)
     {
-        return values.clusterFallbackLocal[action.ordinal()];
+        return values.cluster[action.ordinal()].fallbackLocal();
     }
 
-    /** @return the retry-after, in ms, of a check refused for want of a cluster lease. */
+    /** @return the retry-after, 1 to 60000 ms (default 100), of a check refused for want of a cluster lease. */
     public long clusterRetryAfterMs()
     {
         return values.clusterRetryAfterMs;
     }
 
-    /** @param action an action. @return its rule set by {@link Builder#admitWhenUnreachable}: true to admit. */
+    /**
+     * What a check of {@code action} answers when it cannot reach its entry in time (a live process held the
+     * entry's segment longer than the check waits, or the table is full).
+     *
+     * @param action an action.
+     * @return true to admit, counted as admitted (the quota may then be exceeded); false (the default) to refuse
+     * with {@link #unreachableRetryAfterMs()}, which keeps every count exact.
+     */
     public boolean admitsWhenUnreachable(final Action action)
     {
         return values.admitWhenUnreachable[action.ordinal()];
     }
 
-    /** @return the retry-after, in ms, of a check refused because its entry could not be reached in time. */
+    /** @return the retry-after, 1 to 60000 ms (default 50), of a check refused because its entry was unreachable. */
     public long unreachableRetryAfterMs()
     {
         return values.unreachableRetryAfterMs;
@@ -276,7 +207,7 @@ public final class FloodgateConfig
         return ConfigParser.withPolicyKeys(this, values, UnaryOperator.identity());
     }
 
-    /** @param action an action. @return true when its refusals are counted but admitted. */
+    /** @param action an action. @return true: its refusals are counted but admitted; false (the default): enforced. */
     public boolean shadow(final Action action)
     {
         return values.shadow[action.ordinal()];
@@ -294,7 +225,7 @@ public final class FloodgateConfig
         return new Builder(values.copy());
     }
 
-    /** @return the shared file. */
+    /** @return the shared file, by default {@link #defaultFile()}. */
     public Path file()
     {
         return values.file;
@@ -306,7 +237,7 @@ public final class FloodgateConfig
         return values.enabled;
     }
 
-    /** @param action an action. @return its limit. */
+    /** @param action an action. @return its limit; a limit of 0 switches it off (never a login control's). */
     public Limit limit(final Action action)
     {
         return values.limits[action.ordinal()];
@@ -324,7 +255,7 @@ public final class FloodgateConfig
         return values.capacity;
     }
 
-    /** @return the monotonic clock checks read. */
+    /** @return the monotonic clock checks read; tests inject their own. */
     public Ticker ticker()
     {
         return values.ticker;
@@ -332,14 +263,14 @@ public final class FloodgateConfig
 
     /**
      * @return how long the janitor leaves a tombstoned entry before removing it, and how old a heartbeat may be
-     * before its process counts as frozen.
+     * before its process counts as frozen: at least {@link #MIN_RECLAIM_GRACE_MS}.
      */
     public long reclaimGraceMs()
     {
         return values.reclaimGraceMs;
     }
 
-    /** @return true when a new file is created readable by the owner's group (0640), else 0600. */
+    /** @return true to create a new file 0640, so an operators' group may run the CLI; false (the default): 0600. */
     public boolean groupReadable()
     {
         return values.groupReadable;
@@ -372,191 +303,15 @@ public final class FloodgateConfig
         return values.hashCode();
     }
 
-    /** Validates on {@link #build()}, so errors name the key as an operator would write it. */
-    public static final class Builder
+    /**
+     * Holds every setting, at its default until set; each setter sets what the configuration's reader of the same
+     * name returns. Validates on {@link #build()}, so errors name the key as an operator would write it.
+     */
+    public static final class Builder extends ConfigBuilder
     {
-        final ConfigValues values; // ConfigParser fills it too
-
         private Builder(final ConfigValues values)
         {
-            this.values = values;
-        }
-
-        /**
-         * What a check of {@code action} answers when it cannot reach its entry in time (a live process held the
-         * entry's segment longer than the check waits, or the table is full).
-         *
-         * @param action the action.
-         * @param admit  true to admit, counted as admitted (the quota may then be exceeded); false (the default)
-         *               to refuse with {@link #unreachableRetryAfterMs(long)}, which keeps every count exact.
-         * @return this.
-         */
-        public Builder admitWhenUnreachable(final Action action, final boolean admit)
-        {
-            values.admitWhenUnreachable[Objects.requireNonNull(action, "action").ordinal()] = admit;
-            return this;
-        }
-
-        /**
-         * @param retryAfterMs as {@link FloodgateConfig#unreachableRetryAfterMs()}, 1 to 60000 ms (default 50).
-         * @return this.
-         */
-        public Builder unreachableRetryAfterMs(final long retryAfterMs)
-        {
-            values.unreachableRetryAfterMs = retryAfterMs;
-            return this;
-        }
-
-        /**
-         * @param uri a {@code redis://}, {@code rediss://} or {@code redis-socket://} URI to lease the cluster quota
-         *            from; blank (the default) for no cluster quota.
-         * @return this.
-         */
-        public Builder clusterRedisUri(final String uri)
-        {
-            values.clusterRedisUri = Objects.requireNonNull(uri, "uri").trim();
-            return this;
-        }
-
-        /**
-         * @param action   the action.
-         * @param limit    tokens per window across every node; 0 for no cluster quota.
-         * @param windowMs the cluster window in milliseconds; 0 for no cluster quota.
-         * @return this.
-         */
-        public Builder clusterLimit(final Action action, final long limit, final long windowMs)
-        {
-            values.clusterLimits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
-            return this;
-        }
-
-        /**
-         * @param action the action.
-         * @param tokens the tokens a node leases at a time, at most the cluster limit; 0 (the default) for a tenth
-         *               of it.
-         * @return this.
-         */
-        public Builder clusterLease(final Action action, final long tokens)
-        {
-            values.clusterLeases[Objects.requireNonNull(action, "action").ordinal()] = tokens;
-            return this;
-        }
-
-        /**
-         * @param action the action.
-         * @param local  true to admit on the node's quota alone while Redis is unavailable (the default for
-         *               PUBLISH, SUBSCRIBE and DASHBOARD_API: set the node limit to the cluster limit / expected
-         *               nodes for a safe local rate); false to refuse (the login controls' default).
-         * @return this.
-         */
-        public Builder clusterFallbackLocal(final Action action, final boolean local)
-        {
-            values.clusterFallbackLocal[Objects.requireNonNull(action, "action").ordinal()] = local;
-            return this;
-        }
-
-        /**
-         * @param retryAfterMs as {@link FloodgateConfig#clusterRetryAfterMs()}, 1 to 60000 ms (default 100).
-         * @return this.
-         */
-        public Builder clusterRetryAfterMs(final long retryAfterMs)
-        {
-            values.clusterRetryAfterMs = retryAfterMs;
-            return this;
-        }
-
-        /**
-         * @param groupReadable true to create the file 0640 (an operators' group may run the CLI), else 0600.
-         * @return this.
-         */
-        public Builder groupReadable(final boolean groupReadable)
-        {
-            values.groupReadable = groupReadable;
-            return this;
-        }
-
-        /**
-         * @param graceMs as {@link FloodgateConfig#reclaimGraceMs()}, at least {@link #MIN_RECLAIM_GRACE_MS}.
-         * @return this.
-         */
-        public Builder reclaimGraceMs(final long graceMs)
-        {
-            values.reclaimGraceMs = graceMs;
-            return this;
-        }
-
-        /** @param file the shared file. @return this. */
-        public Builder file(final Path file)
-        {
-            values.file = Objects.requireNonNull(file, "file");
-            return this;
-        }
-
-        /** @param enabled false to admit every check without touching the table. @return this. */
-        public Builder enabled(final boolean enabled)
-        {
-            values.enabled = enabled;
-            return this;
-        }
-
-        /**
-         * @param action   the action.
-         * @param limit    requests per window; 0 switches off PUBLISH, SUBSCRIBE and DASHBOARD_API.
-         * @param windowMs the window in milliseconds.
-         * @return this.
-         */
-        public Builder limit(final Action action, final long limit, final long windowMs)
-        {
-            values.limits[Objects.requireNonNull(action, "action").ordinal()] = new Limit(limit, windowMs);
-            return this;
-        }
-
-        /**
-         * @param action the action.
-         * @param shadow true to count what would be refused but admit it; false (the default) to enforce.
-         * @return this.
-         */
-        public Builder shadow(final Action action, final boolean shadow)
-        {
-            values.shadow[Objects.requireNonNull(action, "action").ordinal()] = shadow;
-            return this;
-        }
-
-        /** @param cleanupIntervalMs the janitor's pass interval. @return this. */
-        public Builder cleanupIntervalMs(final long cleanupIntervalMs)
-        {
-            values.cleanupIntervalMs = cleanupIntervalMs;
-            return this;
-        }
-
-        /** @param entries the number of quota entries the table is sized for. @return this. */
-        public Builder capacity(final long entries)
-        {
-            values.capacity = entries;
-            return this;
-        }
-
-        /** @param ticker the monotonic clock, injected by tests. @return this. */
-        public Builder ticker(final Ticker ticker)
-        {
-            values.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * @return the configuration.
-         * @throws IllegalArgumentException naming the key and value of the first out-of-range setting.
-         */
-        public FloodgateConfig build()
-        {
-            return build(UnaryOperator.identity());
-        }
-
-        /** @param names a key to the name its errors use, as the caller's user spells it. */
-        FloodgateConfig build(final UnaryOperator<String> names)
-        {
-            values.validate(names);
-            return new FloodgateConfig(values.copy());
+            super(values);
         }
     }
 }

@@ -116,9 +116,9 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
             final String value = text.substring(eq + 1).trim();
             final String configKey = switch (key)
             {
-                case "limit" -> FloodgateConfig.limitKey(action);
-                case "window_ms" -> FloodgateConfig.windowKey(action);
-                case "mode" -> FloodgateConfig.modeKey(action);
+                case "limit" -> FloodgateKeys.limitKey(action);
+                case "window_ms" -> FloodgateKeys.windowKey(action);
+                case "mode" -> FloodgateKeys.modeKey(action);
                 default -> throw new IllegalArgumentException("'" + text + "': unknown key '" + key +
                     "', expected limit, window_ms or mode");
             };
@@ -149,15 +149,15 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
     {
         for (final Action action : Action.values())
         {
-            if (configKey.equals(FloodgateConfig.limitKey(action)))
+            if (configKey.equals(FloodgateKeys.limitKey(action)))
             {
                 return action.configPrefix() + ".limit";
             }
-            if (configKey.equals(FloodgateConfig.windowKey(action)))
+            if (configKey.equals(FloodgateKeys.windowKey(action)))
             {
                 return action.configPrefix() + ".window_ms";
             }
-            if (configKey.equals(FloodgateConfig.modeKey(action)))
+            if (configKey.equals(FloodgateKeys.modeKey(action)))
             {
                 return action.configPrefix() + ".mode";
             }
@@ -178,15 +178,15 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
             final Rule b = other.rule(action);
             if (a.limit() != b.limit())
             {
-                lines.add(FloodgateConfig.limitKey(action) + ": " + a.limit() + " -> " + b.limit());
+                lines.add(FloodgateKeys.limitKey(action) + ": " + a.limit() + " -> " + b.limit());
             }
             if (a.windowMs() != b.windowMs())
             {
-                lines.add(FloodgateConfig.windowKey(action) + ": " + a.windowMs() + " -> " + b.windowMs());
+                lines.add(FloodgateKeys.windowKey(action) + ": " + a.windowMs() + " -> " + b.windowMs());
             }
             if (a.mode() != b.mode())
             {
-                lines.add(FloodgateConfig.modeKey(action) + ": " + name(a.mode()) + " -> " + name(b.mode()));
+                lines.add(FloodgateKeys.modeKey(action) + ": " + name(a.mode()) + " -> " + name(b.mode()));
             }
         }
         return lines;

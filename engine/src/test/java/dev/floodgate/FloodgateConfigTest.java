@@ -193,7 +193,7 @@ class FloodgateConfigTest
             "subscribe_cluster_rate_window_ms", "publish_cluster_lease", "dashboard_api_cluster_fallback",
             "cluster_retry_after_ms"})
         {
-            assertTrue(java.util.List.of(FloodgateConfig.keys()).contains(key), key);
+            assertTrue(java.util.List.of(FloodgateKeys.keys()).contains(key), key);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.floodgate.tools;
 
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.FloodgateKeys;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ public final class FileOption
     /** @return the engine's default file, honouring {@code floodgate.file} and {@code FLOODGATE_FILE}. */
     public static Path defaultFile()
     {
-        final String property = System.getProperty("floodgate." + FloodgateConfig.KEY_FILE);
+        final String property = System.getProperty("floodgate." + FloodgateKeys.KEY_FILE);
         if (property != null && !property.isBlank())
         {
             return Path.of(property.trim());
