@@ -27,8 +27,6 @@ final class BucketDoor
     static final int KIND = Entry.KIND_BUCKET << 8;
     /** Returned by {@link #claim} when the entry could not be had: the unreachable rule answers. */
     static final long UNREACHABLE = -1;
-    /** A clustered check's admitted slot, per thread: the warm path allocates nothing. */
-    private static final ThreadLocal<QuotaSlot[]> CLAIMED = ThreadLocal.withInitial(() -> new QuotaSlot[1]);
     /** Claims of one check when a conversion swaps the word under it, before it degrades. */
     private static final int CLAIMS = 3;
 
@@ -59,22 +57,11 @@ final class BucketDoor
             return Outcomes.never(doors, identifier, hash, action, rule);
         }
         final long now = doors.clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
-        final boolean clustered = doors.clustered(action);
-        final QuotaSlot[] claimed = clustered ? CLAIMED.get() : null;
-        long result = claim(doors, identifier, hash, action, rule, cost, claimed, 0, held);
+        final long result = claim(doors, identifier, hash, action, rule, cost, null, 0, held,
+            doors.clustered(action));
         if (result == UNREACHABLE)
         {
             return Outcomes.unavailable(doors, action);
-        }
-        if (clustered && result == CheckResult.ADMITTED)
-        {
-            result = doors.cluster.admit(doors, identifier, hash, action, cost);
-            if (result != CheckResult.ADMITTED)
-            {
-                // the cluster refused what the node admitted: the node's tokens go back
-                claimed[0].bucket.giveBack(claimed[0].entry, doors.ticker.nanos(), cost, claimed[0].generation);
-            }
-            claimed[0] = null;
         }
         return Outcomes.outcome(doors, identifier, hash, action, rule, result, now);
     }
@@ -84,12 +71,15 @@ final class BucketDoor
      * evicted, tombstoned or in older units), and tries again when a conversion swaps the word under the claim,
      * {@value #CLAIMS} times at most (then degrades rather than spins). Records nothing.
      *
-     * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
-     * @param held    a handle's own slots, or null for this process's shared cache.
+     * @param claimed   when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @param held      a handle's own slots, or null for this process's shared cache.
+     * @param clustered a check of an action with a cluster quota: an admitted claim is spent from the cluster's
+     *                  lease too ({@link ClusterGate#admit}), and given back when the cluster refuses.
      * @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link Doors#UNREACHABLE}.
      */
     static long claim(final Doors doors, final CharSequence identifier, final int hash, final Action action,
-        final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i, final HeldQuota held)
+        final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i, final HeldQuota held,
+        final boolean clustered)
     {
         final int kindAction = KIND | action.ordinal();
         for (int attempt = 0; attempt < CLAIMS; attempt++)
@@ -103,6 +93,16 @@ final class BucketDoor
                 return UNREACHABLE;
             }
             final long result = slot.bucket.tryAcquire(slot.entry, doors.ticker, cost, slot.generation);
+            if (clustered && result == CheckResult.ADMITTED)
+            {
+                final long cluster = doors.cluster.admit(doors, identifier, hash, action, cost, slot);
+                if (cluster != CheckResult.ADMITTED)
+                {
+                    // the cluster refused what the node admitted: the node's tokens go back
+                    slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), cost, slot.generation);
+                }
+                return cluster;
+            }
             if (result != TokenBucket.STALE)
             {
                 if (claimed != null)

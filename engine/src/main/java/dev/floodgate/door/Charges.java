@@ -119,7 +119,7 @@ final class Charges
             else if (c.bucket())
             {
                 final long claimed = BucketDoor.claim(doors, c.identifier(), hash, c.action(), rule, c.cost(),
-                    charging.slots, i, null);
+                    charging.slots, i, null, false); // the cluster's part comes once every node quota admitted
                 charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
                 result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }
@@ -217,7 +217,7 @@ final class Charges
                 continue;
             }
             final long result = doors.cluster.admit(doors, c.identifier(), QuotaCache.hash(c.identifier()),
-                c.action(), c.cost());
+                c.action(), c.cost(), charging.slots[i]);
             if (result == CheckResult.ADMITTED)
             {
                 charging.clustered[i] = true;

@@ -127,17 +127,24 @@ public final class ClusterGate implements AutoCloseable
     /**
      * Spends {@code cost} from the node's lease, after the node's door admitted it.
      *
+     * @param node the slot of the node's entry that admitted it, whose {@link QuotaSlot#lease} link this follows
+     *             and keeps; null to look the lease up by name.
      * @return {@link CheckResult#ADMITTED}, {@link CheckResult#NEVER} for a cost over the cluster limit, or a
      * retry-after in ms (the door then gives its claim back).
      */
-    long admit(final Doors doors, final CharSequence identifier, final int hash, final Action action, final long cost)
+    long admit(final Doors doors, final CharSequence identifier, final int hash, final Action action, final long cost,
+        final QuotaSlot node)
     {
         if (cost > limits[action.ordinal()])
         {
             return CheckResult.NEVER; // the doors answer this before claiming; a guard for any other caller
         }
         final int kindAction = KIND | action.ordinal();
-        QuotaSlot slot = doors.slot(identifier, hash, kindAction, action, null, Doors.ANY_VERSION);
+        QuotaSlot slot = node != null ? node.lease : null;
+        if (slot == null)
+        {
+            slot = link(node, doors.slot(identifier, hash, kindAction, action, null, Doors.ANY_VERSION));
+        }
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
             if (slot == null)
@@ -158,9 +165,18 @@ public final class ClusterGate implements AutoCloseable
                     return answer;
                 }
             }
-            slot = doors.resolve(identifier, hash, kindAction, action, null, Doors.ANY_VERSION);
+            slot = link(node, doors.resolve(identifier, hash, kindAction, action, null, Doors.ANY_VERSION));
         }
         return doors.unavailableResult(action);
+    }
+
+    private static QuotaSlot link(final QuotaSlot node, final QuotaSlot lease)
+    {
+        if (node != null)
+        {
+            node.lease = lease;
+        }
+        return lease;
     }
 
     private static final long RESOLVE = Long.MIN_VALUE;

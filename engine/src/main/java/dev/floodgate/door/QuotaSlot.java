@@ -22,6 +22,13 @@ public final class QuotaSlot
     final long generation;
     final long version;
     final TokenBucket bucket;
+    /**
+     * The slot of this entry's lease entry (issue 12: the same identifier and action's cluster balance), linked by
+     * the first clustered check, so a warm clustered check spends from it without a second lookup. Racy by design,
+     * as {@link HeldQuota}'s slots: a slot is immutable but this link, published by a plain store; a thread that
+     * reads none looks the lease up, and one that reads a reclaimed one finds its generation changed and resolves.
+     */
+    QuotaSlot lease;
 
     QuotaSlot(final String identifier, final int hash, final int kindAction, final Resolved resolved)
     {

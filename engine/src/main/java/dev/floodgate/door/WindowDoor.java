@@ -19,8 +19,6 @@ final class WindowDoor
     static final int KIND = Entry.KIND_WINDOW << 8;
     /** Returned by {@link #claim} when the entry could not be had: the unreachable rule answers. */
     static final int UNREACHABLE = -1;
-    /** A clustered check's admitted slot, per thread: the warm path allocates nothing. */
-    private static final ThreadLocal<QuotaSlot[]> CLAIMED = ThreadLocal.withInitial(() -> new QuotaSlot[1]);
 
     private WindowDoor()
     {
@@ -64,30 +62,30 @@ final class WindowDoor
             }
             final boolean clustered = doors.clustered(action);
             final long[] receipts = cost == 1 && !clustered ? null : doors.scratch.get();
-            final QuotaSlot[] slots = clustered ? CLAIMED.get() : null;
-            final int claimed = claim(doors, identifier, hash, action, policy.generation(), rule, cursor.number(),
-                cost, receipts, clustered, slots, 0, held);
-            if (claimed == UNREACHABLE)
+            final QuotaSlot slot = doors.slot(identifier, hash, KIND | action.ordinal(), action, rule,
+                Doors.ANY_VERSION, held);
+            if (slot == null)
             {
                 return Outcomes.unavailable(doors, action);
             }
+            final int claimed = WindowClaim.claim(slot.entry, slot.generation, doors.policyRegion,
+                policy.generation(), rule, cursor.number(), cost, receipts, clustered);
             if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
             {
                 long result = claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED :
                     Math.max(1, cursor.endMs() - nowMs);
                 if (clustered && claimed == WindowClaim.ADMITTED)
                 {
-                    result = doors.cluster.admit(doors, identifier, hash, action, cost);
+                    result = doors.cluster.admit(doors, identifier, hash, action, cost, slot);
                     if (result != CheckResult.ADMITTED)
                     {
                         // the cluster refused what the node admitted: the node's claim goes back
-                        WindowClaim.giveBack(slots[0].entry, slots[0].generation, receipts, doors.shards);
+                        WindowClaim.giveBack(slot.entry, slot.generation, receipts, doors.shards);
                     }
                     else
                     {
                         java.util.Arrays.fill(receipts, 0); // kept for a give-back that was not needed
                     }
-                    slots[0] = null;
                 }
                 return Outcomes.outcome(doors, identifier, hash, action, rule, result, nowNanos);
             }
@@ -97,9 +95,9 @@ final class WindowDoor
     }
 
     /**
-     * One claim, shared by a check and a charge: takes the slot from the prelude (resolved when it is missing,
-     * evicted or tombstoned) and claims on it ({@link WindowClaim#claim}, whose parameters these are).
-     * Records nothing.
+     * A charge's claim: takes the slot from the prelude (resolved when it is missing, evicted or tombstoned) and
+     * claims on it ({@link WindowClaim#claim}, whose parameters these are). Records nothing. A check makes the same
+     * two calls itself, keeping the slot at hand for the cluster's lease link and a give-back.
      *
      * @param claimed when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
      * @param held    a handle's own slots, or null for this process's shared cache.
