@@ -192,7 +192,7 @@ final class Attachment
                 // siblings leaves the balances to them, which they spend, or give back once idle. Out of the
                 // registry by now, but no other process's janitor can reap these leases meanwhile: it tombstones a
                 // lease only after a day without a refill, and waits a grace period after that
-                cluster.giveBacks().giveBackAll();
+                cluster.giveBacks().giveBackAll(doors);
             }
             cluster.close(); // leases in flight end unavailable and write nothing once the owner is gone
             cluster.flush(clusterRegion); // the last counts, those of the leases closing ended included

@@ -74,6 +74,35 @@ class ClusterGiveBackTest
     }
 
     @Test
+    void shouldGiveBackAtTheLastCloseTheLeasesOnlyAClosedSiblingKnewWhenTheLabelHoldsTheIdentifier()
+        throws Exception
+    {
+        final String longName = "a-user-name-longer-than-an-entry-label-holds-0123456789";
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final FloodgateConfig config = config(redis).build();
+            final Floodgate first = Floodgate.open(config);
+            final Floodgate second = Floodgate.open(config);
+            try
+            {
+                admit(first, null, "bob", 1); // leases 6, spends 1: only the first instance knows bob
+                admit(first, null, longName, 1);
+                first.close();
+                assertEquals('L', lastOp(redis, "bob"), "a sibling still maps the file: its balance stays");
+            }
+            finally
+            {
+                first.close();
+                second.close(); // the node's last: it never saw bob, but bob's entry label names him
+            }
+            final String record = nodeRecord(redis, "bob");
+            assertTrue(record.matches("\\d+ R 5 5 0"), "the last JVM gave back bob's 5 unspent: " + record);
+            assertEquals('L', lastOp(redis, longName),
+                "an identifier longer than the label cannot be named to Redis: its balance stays in the file");
+        }
+    }
+
+    @Test
     void shouldGiveBackALeaseIdleForAClusterWindowOnceAndLeaseAgainAfter() throws Exception
     {
         try (LocalRedis redis = LocalRedis.start())
