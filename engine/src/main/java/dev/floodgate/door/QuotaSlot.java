@@ -29,6 +29,11 @@ public final class QuotaSlot
      * reads none looks the lease up, and one that reads a reclaimed one finds its generation changed and resolves.
      */
     QuotaSlot lease;
+    /**
+     * For a lease entry's slot: start a refill when the balance falls below this many tokens; 0 until a refill
+     * measured how fast the node spends (then half a lease is the rule). Written by this process's refills.
+     */
+    volatile long refillBelow;
 
     QuotaSlot(final String identifier, final int hash, final int kindAction, final Resolved resolved)
     {
