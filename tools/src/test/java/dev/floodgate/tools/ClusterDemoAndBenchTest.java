@@ -1,7 +1,7 @@
 package dev.floodgate.tools;
 
 import dev.floodgate.testkit.LocalRedis;
-import dev.floodgate.tools.cluster.RedisWire;
+import dev.floodgate.tools.cluster.ServerConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,7 +33,7 @@ class ClusterDemoAndBenchTest
         assertTrue(out.contains("OK: 3 nodes together stayed within the cluster quota."), out);
         final Matcher redis = Pattern.compile("redis +(redis://\\S+)").matcher(out);
         assertTrue(redis.find(), out);
-        assertFalse(RedisWire.of(redis.group(1)).answers(), "the demo's redis-server is stopped");
+        assertFalse(ServerConnection.answers(redis.group(1)), "the demo's redis-server is stopped");
         final Matcher node = Pattern.compile("node 1 +(\\S+)").matcher(out);
         assertTrue(node.find(), out);
         assertFalse(Files.exists(Path.of(node.group(1)).getParent()), "the nodes' temporary directories are removed");

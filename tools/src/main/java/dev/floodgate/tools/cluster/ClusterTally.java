@@ -2,8 +2,8 @@ package dev.floodgate.tools.cluster;
 
 import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.load.Exactness;
+import io.lettuce.core.RedisException;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Map;
 
@@ -30,7 +30,6 @@ public final class ClusterTally
     }
 
     private final ClusterQuota quota;
-    private final RedisWire wire;
     private final long startWallMs = System.currentTimeMillis();
     private long startMs = -1;
     private long startCalls = -1;
@@ -40,24 +39,20 @@ public final class ClusterTally
     private ClusterTally(final ClusterQuota quota)
     {
         this.quota = quota;
-        this.wire = RedisWire.of(quota.uri());
     }
 
     /** @param quota the run's cluster quota. @return a tally that has read the server's figures now. */
     public static ClusterTally begin(final ClusterQuota quota)
     {
         final ClusterTally tally = new ClusterTally(quota);
-        if (tally.wire != null)
+        try (ServerConnection server = ServerConnection.open(quota.uri()))
         {
-            try
-            {
-                tally.startMs = tally.wire.timeMs();
-                tally.startCalls = tally.wire.scriptCalls();
-            }
-            catch (final IOException ex)
-            {
-                tally.startMs = -1; // not visible: the wall clock and no round trips
-            }
+            tally.startMs = server.timeMs();
+            tally.startCalls = server.scriptCalls();
+        }
+        catch (final RedisException ex)
+        {
+            tally.startMs = -1; // not visible: the wall clock and no round trips
         }
         return tally;
     }
@@ -66,14 +61,14 @@ public final class ClusterTally
     public void end()
     {
         endMs = System.currentTimeMillis() - startWallMs;
-        if (wire != null && startMs >= 0)
+        if (startMs >= 0)
         {
-            try
+            try (ServerConnection server = ServerConnection.open(quota.uri()))
             {
-                endMs = wire.timeMs() - startMs;
-                calls = wire.scriptCalls() - startCalls;
+                endMs = server.timeMs() - startMs;
+                calls = server.scriptCalls() - startCalls;
             }
-            catch (final IOException ex)
+            catch (final RedisException ex)
             {
                 calls = -1;
             }
@@ -122,7 +117,7 @@ public final class ClusterTally
         }
         else
         {
-            out.println("round trips not visible (only a plain redis:// server is asked for its INFO commandstats)");
+            out.println("round trips not visible (the server did not answer TIME and INFO commandstats)");
         }
         final Verdict verdict = over || shortBy > bound ? Verdict.WRONG : shortBy == 0 ? Verdict.EXACT : Verdict.WITHIN;
         switch (verdict)

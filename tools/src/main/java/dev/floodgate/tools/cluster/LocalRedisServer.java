@@ -2,6 +2,7 @@ package dev.floodgate.tools.cluster;
 
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
+import io.lettuce.core.RedisException;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -33,14 +34,15 @@ public final class LocalRedisServer implements AutoCloseable
         + "cat >/dev/null; kill -9 \"$r\" 2>/dev/null; wait \"$r\" 2>/dev/null; exit 0";
 
     private final Path dir;
-    private final RedisWire wire;
+    private final int port;
     private final Thread hook = new Thread(this::stop, "floodgate-redis-stop");
     private Process watchdog;
+    private ServerConnection connection;
 
     private LocalRedisServer(final Path dir, final int port)
     {
         this.dir = dir;
-        this.wire = new RedisWire("127.0.0.1", port, null);
+        this.port = port;
     }
 
     /**
@@ -75,13 +77,7 @@ public final class LocalRedisServer implements AutoCloseable
     /** @return {@code redis://127.0.0.1:<port>/0}. */
     public String uri()
     {
-        return "redis://127.0.0.1:" + wire.port() + "/0";
-    }
-
-    /** @return the server's address for {@link RedisWire}'s commands. */
-    public RedisWire wire()
-    {
-        return wire;
+        return "redis://127.0.0.1:" + port + "/0";
     }
 
     private void launch()
@@ -89,7 +85,7 @@ public final class LocalRedisServer implements AutoCloseable
         try
         {
             watchdog = new ProcessBuilder(List.of("bash", "-c", WATCHDOG, "redis-watchdog",
-                dir.resolve("redis.log").toString(), "--port", Integer.toString(wire.port()), "--bind", "127.0.0.1",
+                dir.resolve("redis.log").toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no"))
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
             new BufferedReader(new InputStreamReader(watchdog.getInputStream(), StandardCharsets.US_ASCII)).readLine();
@@ -99,14 +95,27 @@ public final class LocalRedisServer implements AutoCloseable
             throw new CliException(ExitCode.REFUSED, "cannot start redis-server: " + ex.getMessage());
         }
         final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
-        while (!wire.answers())
+        while (connection == null)
         {
-            if (!watchdog.isAlive() || System.nanoTime() - deadline > 0)
+            try
             {
-                throw new CliException(ExitCode.REFUSED, "redis-server did not answer on 127.0.0.1:" + wire.port() +
-                    " within 10 s: " + lastLogLine());
+                connection = ServerConnection.open(uri()); // kept for the SHUTDOWN at the end
+                connection.commands().ping();
             }
-            sleep(20);
+            catch (final RedisException notYet)
+            {
+                if (connection != null)
+                {
+                    connection.close();
+                    connection = null;
+                }
+                if (!watchdog.isAlive() || System.nanoTime() - deadline > 0)
+                {
+                    throw new CliException(ExitCode.REFUSED, "redis-server did not answer on 127.0.0.1:" + port +
+                        " within 10 s: " + lastLogLine());
+                }
+                sleep(20);
+            }
         }
     }
 
@@ -127,16 +136,21 @@ public final class LocalRedisServer implements AutoCloseable
 
     private synchronized void stop()
     {
-        if (watchdog != null)
+        if (connection != null)
         {
             try
             {
-                wire.call("SHUTDOWN", "NOSAVE");
+                connection.commands().shutdown(false);
             }
-            catch (final IOException gone)
+            catch (final RedisException gone)
             {
                 // it closes the connection without a reply when it goes
             }
+            connection.close();
+            connection = null;
+        }
+        if (watchdog != null)
+        {
             try
             {
                 watchdog.getOutputStream().close(); // the watchdog SIGKILLs the server if it still runs

@@ -1,11 +1,11 @@
 package dev.floodgate.tools.cluster;
 
+import io.lettuce.core.ScriptOutputType;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,27 +20,21 @@ class LocalRedisServerTest
     }
 
     @Test
-    void startsAnswersCountsScriptCallsAndStops() throws Exception
+    void startsAnswersCountsScriptCallsAndStops()
     {
-        final RedisWire wire;
+        final String uri;
         try (LocalRedisServer server = LocalRedisServer.start())
         {
-            wire = server.wire();
-            assertTrue(wire.answers());
-            assertEquals(wire, RedisWire.of(server.uri()));
-            final long before = wire.scriptCalls();
-            wire.call("EVAL", "return 1", "0");
-            assertEquals(before + 1, wire.scriptCalls());
-            assertTrue(wire.timeMs() > 0);
+            uri = server.uri();
+            assertTrue(ServerConnection.answers(uri));
+            try (ServerConnection connection = ServerConnection.open(uri))
+            {
+                final long before = connection.scriptCalls();
+                connection.commands().eval("return 1", ScriptOutputType.INTEGER);
+                assertEquals(before + 1, connection.scriptCalls());
+                assertTrue(connection.timeMs() > 0);
+            }
         }
-        assertFalse(wire.answers(), "stopped on close");
-    }
-
-    @Test
-    void parsesOnlyPlainRedisUris()
-    {
-        assertEquals(new RedisWire("10.0.0.5", 6380, "secret"), RedisWire.of("redis://:secret@10.0.0.5:6380/2"));
-        assertEquals(new RedisWire("localhost", 6379, null), RedisWire.of("redis://localhost"));
-        assertNull(RedisWire.of("rediss://localhost:6379"));
+        assertFalse(ServerConnection.answers(uri), "stopped on close");
     }
 }
