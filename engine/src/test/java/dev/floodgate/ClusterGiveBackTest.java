@@ -9,10 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -147,7 +147,7 @@ class ClusterGiveBackTest
                 assertEquals(Floodgate.NEVER, gate.checkLimitInCaller("carol", Action.SUBSCRIBE, LIMIT + 1));
                 assertEquals(Floodgate.NEVER, gate.charge(List.of(Charge.window("carol", Action.SUBSCRIBE, 1),
                     Charge.bucket("carol", Action.PUBLISH, LIMIT + 1))));
-                assertEquals(0, ClusterQuotaTest.scriptCalls(redis), "no lease was asked for");
+                assertEquals(0, redis.scriptCalls(), "no lease was asked for");
                 assertEquals(1_000, gate.probeInCaller("carol", Action.SUBSCRIBE).remaining(),
                     "the node's quota was not claimed");
                 admit(gate, null, "carol", LIMIT);
@@ -205,21 +205,14 @@ class ClusterGiveBackTest
     }
 
     /** @return the node's last request to the bucket of (PUBLISH, identifier): "seq op amount tokens wait". */
-    private static String nodeRecord(final LocalRedis redis, final String identifier) throws IOException
+    private static String nodeRecord(final LocalRedis redis, final String identifier)
     {
-        final Object all = redis.call("HGETALL", LeaseKey.of(Action.PUBLISH, identifier).toString());
-        final List<?> fields = (List<?>)all;
-        for (int i = 0; i + 1 < fields.size(); i += 2)
-        {
-            if (String.valueOf(fields.get(i)).startsWith("n:"))
-            {
-                return String.valueOf(fields.get(i + 1));
-            }
-        }
-        throw new AssertionError("no node record in " + all);
+        final Map<String, String> all = redis.commands().hgetall(LeaseKey.of(Action.PUBLISH, identifier).toString());
+        return all.entrySet().stream().filter(field -> field.getKey().startsWith("n:")).map(Map.Entry::getValue)
+            .findFirst().orElseThrow(() -> new AssertionError("no node record in " + all));
     }
 
-    private static char lastOp(final LocalRedis redis, final String identifier) throws IOException
+    private static char lastOp(final LocalRedis redis, final String identifier)
     {
         return nodeRecord(redis, identifier).split(" ")[1].charAt(0);
     }

@@ -5,15 +5,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,7 +50,7 @@ class ClusterQuotaTest
                 for (final boolean window : new boolean[] {false, true})
                 {
                     final Action action = window ? Action.SUBSCRIBE : Action.PUBLISH;
-                    final long callsBefore = scriptCalls(redis);
+                    final long callsBefore = redis.scriptCalls();
                     final long startMs = redis.timeMs();
                     final long[] counts = hammer(gate, action, window);
                     final long endMs = redis.timeMs();
@@ -63,7 +60,7 @@ class ClusterQuotaTest
                     assertTrue(admitted <= bound, action + ": admitted " + admitted + " over the cluster's " + bound);
                     assertTrue(admitted >= CLUSTER_LIMIT, action + ": the premise, the quota was spent: " + admitted);
                     assertTrue(checks > 10 * admitted, action + ": the premise, most checks were refused: " + checks);
-                    final long trips = scriptCalls(redis) - callsBefore;
+                    final long trips = redis.scriptCalls() - callsBefore;
                     System.out.println(action + ": admitted " + admitted + " of " + checks + " checks in " +
                         (endMs - startMs) + " ms of server time (bound " + bound + ") with " + trips + " round trips");
                     // a lease per LEASE tokens admitted, and the calls of drained moments that granted little
@@ -163,18 +160,5 @@ class ClusterQuotaTest
         }
         assertEquals(List.of(), failures);
         return new long[] {admitted.get(), checks.get()};
-    }
-
-    /** @return the lease script's calls the server has run (EVALSHA, and EVAL when it loaded the script). */
-    static long scriptCalls(final LocalRedis redis) throws IOException
-    {
-        final String stats = String.valueOf(redis.call("INFO", "commandstats"));
-        long calls = 0;
-        final Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)").matcher(stats);
-        while (m.find())
-        {
-            calls += Long.parseLong(m.group(2));
-        }
-        return calls;
     }
 }

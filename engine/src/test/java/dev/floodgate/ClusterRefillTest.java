@@ -7,8 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,12 +37,12 @@ class ClusterRefillTest
             try (Floodgate gate = Floodgate.open(config))
             {
                 admitOnce(gate); // the first lease: 10, one spent
-                final long first = scriptCalls(redis); // 1, or more if a cold lease outlasted its 1 s bound
+                final long first = redis.scriptCalls(); // 1, or more if a cold lease outlasted its 1 s bound
                 for (int i = 0; i < 4; i++)
                 {
                     assertEquals(Floodgate.ADMITTED, gate.checkLimit("alice", Action.PUBLISH)); // 5 left
                 }
-                assertEquals(first, scriptCalls(redis), "no refill while half a lease is left");
+                assertEquals(first, redis.scriptCalls(), "no refill while half a lease is left");
                 redis.pause();
                 try
                 {
@@ -59,12 +57,12 @@ class ClusterRefillTest
                     redis.resume();
                 }
                 awaitLeased(gate, 2 * LEASE); // the refill landed on an empty balance: 10
-                final long calls = scriptCalls(redis);
+                final long calls = redis.scriptCalls();
                 assertEquals(first + 1, calls, "one refill");
 
                 assertEquals(Floodgate.ADMITTED, gate.checkLimit("alice", Action.PUBLISH)); // 9 left
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (scriptCalls(redis) == calls)
+                while (redis.scriptCalls() == calls)
                 {
                     assertTrue(System.nanoTime() - deadline < 0, "the next refill started at 9 of 10 left, as " +
                         "the last one's flight ran the balance dry (before: only below half a lease)");
@@ -95,17 +93,5 @@ class ClusterRefillTest
             Thread.sleep(10);
         }
         assertEquals(tokens, gate.processCluster().tokensLeased());
-    }
-
-    private static long scriptCalls(final LocalRedis redis) throws Exception
-    {
-        final Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)")
-            .matcher(String.valueOf(redis.call("INFO", "commandstats")));
-        long calls = 0;
-        while (m.find())
-        {
-            calls += Long.parseLong(m.group(2));
-        }
-        return calls;
     }
 }

@@ -60,7 +60,7 @@ class ClusterStatsTest
                 assertEquals(7 + 8 + 9 + 9, node.tokensUnused(), node.toString());
                 assertEquals(balances(config.file()), node.tokensUnused(), "the sum of the lease entries' balances");
                 assertEquals(process.roundTrips(), node.roundTrips(), "the file's round trips are the client's");
-                assertEquals(ClusterQuotaTest.scriptCalls(redis), node.roundTrips(), "and the server's");
+                assertEquals(redis.scriptCalls(), node.roundTrips(), "and the server's");
                 assertEquals(10 * 4 + 2, node.tokensLeased(), node.toString());
                 assertEquals(2, node.refused(), "dan's refusals are the cluster's");
                 assertEquals(new ClusterStats.Checks(2, 0, 0), process.checks().get(Action.DASHBOARD_API));

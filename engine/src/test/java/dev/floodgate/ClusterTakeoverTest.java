@@ -11,8 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,7 +84,7 @@ class ClusterTakeoverTest
                 assertTrue(admitted >= 4, "the balance the victim left was spent: " + admitted);
 
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (scriptCalls(siblingsRedis) == 0)
+                while (siblingsRedis.scriptCalls() == 0)
                 {
                     assertTrue(System.nanoTime() - deadline < 0, "the sibling never asked for a lease: the dead " +
                         "fetcher's refill word was not taken over within " + seenNanos / 1_000_000 + " ms");
@@ -101,17 +99,5 @@ class ClusterTakeoverTest
                 assertEquals(1, more);
             }
         }
-    }
-
-    private static long scriptCalls(final LocalRedis redis) throws Exception
-    {
-        final String stats = String.valueOf(redis.call("INFO", "commandstats"));
-        long calls = 0;
-        final Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)").matcher(stats);
-        while (m.find())
-        {
-            calls += Long.parseLong(m.group(2));
-        }
-        return calls;
     }
 }

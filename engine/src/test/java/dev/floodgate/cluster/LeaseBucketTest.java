@@ -53,7 +53,7 @@ class LeaseBucketTest
     @BeforeEach
     void emptyRedis() throws Exception
     {
-        redis.call("FLUSHALL");
+        redis.commands().flushall();
     }
 
     @Test
@@ -123,9 +123,9 @@ class LeaseBucketTest
         final ClusterLimit perSecond = new ClusterLimit(5, 1_000);
         final LeaseKey key = LeaseKey.of(Action.PUBLISH, "bob");
         assertEquals(5, lease(key, perSecond, "a", 5).tokens());
-        final long ttl = (Long)redis.call("PTTL", key.bytes());
+        final long ttl = redis.commands().pttl(key.toString());
         assertTrue(ttl > 60_000 && ttl <= 62_000, "expires 2 windows + 60 s after its last use: " + ttl + " ms");
-        redis.call("DEL", key.bytes()); // what the expiry does
+        redis.commands().del(key.toString()); // what the expiry does
         assertEquals(5, lease(key, perSecond, "a", 5).tokens(), "a bucket that expired is full");
     }
 
@@ -147,7 +147,7 @@ class LeaseBucketTest
         {
             assertEquals(10, lease(key, TEN_PER_HOUR, "a", 10).tokens(), "a bucket of its own: " + key);
         }
-        assertEquals((long)keys.size(), redis.call("DBSIZE"), "one Redis key per (identifier, action)");
+        assertEquals((long)keys.size(), redis.commands().dbsize(), "one Redis key per (identifier, action)");
         for (final LeaseKey key : keys)
         {
             assertEquals(0, lease(key, TEN_PER_HOUR, "a", 10).tokens(), "still empty: " + key);

@@ -119,7 +119,7 @@ class RedisOutageTest
             assertTrue(back[0] > 0, "leases resume within 10 s of the restart");
             // the restarted Redis knows the script again: loaded on the reconnect, or sent whole by a call that
             // came first (ScriptPreloadTest asserts the load itself)
-            assertEquals(1L, ((java.util.List<?>)redis.call("SCRIPT", "EXISTS", LeaseScript.load().sha1())).get(0));
+            assertTrue(redis.commands().scriptExists(LeaseScript.load().sha1()).get(0));
             assertTrue(maxCallNanos.get() < TimeUnit.MILLISECONDS.toNanos(MAX_CALL_MS),
                 "every call answered within " + MAX_CALL_MS + " ms: the longest took " + maxCallNanos.get() / 1e6);
         }
@@ -194,7 +194,7 @@ class RedisOutageTest
             assertTrue(leases.awaitConnected(Duration.ofSeconds(10)));
             assertTrue(leaseWithin(leases, 1, Duration.ofSeconds(5)));
             final long reloads = leases.counters().scriptReloads();
-            redis.call("SCRIPT", "FLUSH");
+            redis.commands().scriptFlush();
             assertTrue(leaseWithin(leases, 1_000, Duration.ofSeconds(5)));
             assertEquals(reloads + 1, leases.counters().scriptReloads(), "one EVAL after the NOSCRIPT");
             final long trips = leases.counters().roundTrips();

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,7 +36,7 @@ class ScriptPreloadTest
             final Lease lease = leases.lease(KEY, PLENTY, "n", 1, 10);
             assertEquals(Lease.Outcome.APPLIED, lease.outcome(), lease::toString);
             assertEquals(0, leases.counters().scriptReloads(), "no NOSCRIPT: the script was there before the call");
-            final String stats = String.valueOf(redis.call("INFO", "commandstats"));
+            final String stats = redis.commands().info("commandstats");
             assertEquals(1, calls(stats, "evalsha"), stats);
             assertEquals(0, calls(stats, "eval"), stats);
             assertEquals(1, calls(stats, "script|load") + calls(stats, "script"), stats);
@@ -64,9 +63,9 @@ class ScriptPreloadTest
         }
     }
 
-    private static boolean knowsScript(final LocalRedis redis) throws Exception
+    private static boolean knowsScript(final LocalRedis redis)
     {
-        return ((List<?>)redis.call("SCRIPT", "EXISTS", SHA1)).get(0).equals(1L);
+        return redis.commands().scriptExists(SHA1).get(0);
     }
 
     /** @return the calls INFO commandstats counts for {@code command}, 0 when it has none. */

@@ -1,5 +1,14 @@
 package dev.floodgate.testkit;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -10,33 +19,46 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * A private redis-server for one test class or test: loopback only, a free port, no persistence, its own temporary
  * directory. Not daemonized: it runs under a small bash watchdog reading this JVM's pipe, which SIGKILLs it when the
  * pipe closes, so a test JVM that dies (even by SIGKILL) leaves no server behind. {@link #kill9()} and
- * {@link #restart()} play a crash and a comeback on the same port. Fails (never skips) when redis-server is not
- * installed. Not thread-safe: one test drives it.
+ * {@link #restart()} play a crash and a comeback on the same port. The test's own commands go through a Lettuce
+ * connection of its own, apart from the client under test: every command is bounded (2 s), and a lost connection
+ * stays lost (no reconnect) until {@link #restart()}, so a test never waits on a server it stopped or killed.
+ * Fails (never skips) when redis-server is not installed. Not thread-safe: one test drives it.
  */
 public final class LocalRedis implements AutoCloseable
 {
     private static final long START_TIMEOUT_MS = 10_000;
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    private static final Pattern SCRIPT_CALLS = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)");
     private static final String WATCHDOG = "log=$1; shift; redis-server \"$@\" >>\"$log\" 2>&1 & r=$!; echo \"$r\"; "
         + "cat >/dev/null; kill -9 \"$r\" 2>/dev/null; wait \"$r\" 2>/dev/null; exit 0";
 
     private final int port;
     private final Path dir;
+    private final RedisClient client;
     private Process watchdog;
     private long pid;
+    private StatefulRedisConnection<String, String> connection;
 
     private LocalRedis(final int port, final Path dir)
     {
         this.port = port;
         this.dir = dir;
+        this.client = RedisClient.create(RedisURI.builder().redis("127.0.0.1", port).withTimeout(TIMEOUT).build());
+        client.setOptions(ClientOptions.builder().autoReconnect(false)
+            .socketOptions(SocketOptions.builder().connectTimeout(TIMEOUT).build())
+            .timeoutOptions(TimeoutOptions.enabled(TIMEOUT)).build());
     }
 
     /**
@@ -77,22 +99,40 @@ public final class LocalRedis implements AutoCloseable
         return pid;
     }
 
-    /** @see Resp#call */
-    public Object call(final Object... args) throws IOException
+    /** @return the commands of the test's connection: each fails within 2 s, at once after {@link #kill9()}. */
+    public RedisCommands<String, String> commands()
     {
-        return Resp.call(port, 2_000, args);
+        if (connection == null)
+        {
+            throw new IllegalStateException("redis-server was killed and not restarted");
+        }
+        return connection.sync();
     }
 
     /** @return the server's clock in ms (TIME). */
-    public long timeMs() throws IOException
+    public long timeMs()
     {
-        return Resp.timeMs(port);
+        final List<String> time = commands().time();
+        return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+    }
+
+    /** @return the script calls the server has run (EVALSHA, and EVAL when a client loaded its script). */
+    public long scriptCalls()
+    {
+        final Matcher m = SCRIPT_CALLS.matcher(commands().info("commandstats"));
+        long calls = 0;
+        while (m.find())
+        {
+            calls += Long.parseLong(m.group(2));
+        }
+        return calls;
     }
 
     /** SIGKILLs the server, as a crash would, and waits until its port refuses connections. */
     public void kill9() throws IOException
     {
         signal("KILL");
+        closeConnection();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
         while (answers())
         {
@@ -128,18 +168,20 @@ public final class LocalRedis implements AutoCloseable
     @Override
     public void close() throws IOException
     {
-        if (watchdog != null && watchdog.isAlive())
+        if (connection != null && watchdog != null && watchdog.isAlive())
         {
             try
             {
-                call("SHUTDOWN", "NOSAVE");
+                connection.sync().shutdown(false);
             }
-            catch (final IOException ex)
+            catch (final RedisException ex)
             {
-                // it closes the connection without a reply when it goes, or is gone already
+                // it closes the connection without a reply when it goes, or is stopped (then the watchdog kills it)
             }
         }
+        closeConnection();
         stopWatchdog();
+        client.shutdown(Duration.ZERO, TIMEOUT);
         try (Stream<Path> files = Files.walk(dir))
         {
             files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
@@ -157,26 +199,44 @@ public final class LocalRedis implements AutoCloseable
             StandardCharsets.US_ASCII));
         pid = Long.parseLong(out.readLine().trim());
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
-        while (!answers())
+        while (connection == null)
         {
-            if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true) || System.nanoTime() - deadline > 0)
+            try
             {
-                throw new AssertionError("redis-server did not answer PING on 127.0.0.1:" + port + " within 10 s: "
-                    + log());
+                connection = client.connect();
+                connection.sync().ping();
             }
-            sleep(20);
+            catch (final RedisException ex)
+            {
+                closeConnection();
+                if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true) || System.nanoTime() - deadline > 0)
+                {
+                    throw new AssertionError("redis-server did not answer PING on 127.0.0.1:" + port +
+                        " within 10 s: " + log(), ex);
+                }
+                sleep(20);
+            }
         }
     }
 
     private boolean answers()
     {
-        try
+        try (StatefulRedisConnection<String, String> probe = client.connect())
         {
-            return "PONG".equals(Resp.call(port, 500, "PING"));
+            return "PONG".equals(probe.sync().ping());
         }
-        catch (final IOException ex)
+        catch (final RedisException ex)
         {
             return false;
+        }
+    }
+
+    private void closeConnection()
+    {
+        if (connection != null)
+        {
+            connection.close();
+            connection = null;
         }
     }
 

@@ -56,7 +56,7 @@ class ClusterStatsCommandTest
             assertEquals(unused, cluster.get("tokensUnused").asLong(), phase1 + " " + cluster);
             assertEquals(leaseBalances(table), cluster.get("tokensUnused").asLong(), "the sum of dump's balances");
             assertEquals(trips, cluster.get("roundTrips").asLong(), "the broker's client's count");
-            assertEquals(scriptCalls(redis), trips, "the server's count");
+            assertEquals(redis.scriptCalls(), trips, "the server's count");
             assertEquals(42, cluster.get("tokensLeased").asLong(), cluster::toString);
             assertEquals(2, cluster.get("refused").asLong(), "dan's refusals by the cluster");
             assertEquals(refusedByFallback, cluster.get("fallbacksRefused").asLong(), phase1 + " " + cluster);
@@ -157,18 +157,5 @@ class ClusterStatsCommandTest
             }
         }
         throw new AssertionError("no sample " + name + " in:\n" + text);
-    }
-
-    /** @return the lease script's calls the server ran (EVALSHA, and EVAL when it loaded the script). */
-    private static long scriptCalls(final LocalRedis redis) throws IOException
-    {
-        final Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)")
-            .matcher(String.valueOf(redis.call("INFO", "commandstats")));
-        long calls = 0;
-        while (m.find())
-        {
-            calls += Long.parseLong(m.group(2));
-        }
-        return calls;
     }
 }
