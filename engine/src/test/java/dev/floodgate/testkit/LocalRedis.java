@@ -81,22 +81,10 @@ public final class LocalRedis implements AutoCloseable
         }
     }
 
-    /** @return its port on 127.0.0.1. */
-    public int port()
-    {
-        return port;
-    }
-
     /** @return {@code redis://127.0.0.1:<port>/0}. */
     public String uri()
     {
         return "redis://127.0.0.1:" + port + "/0";
-    }
-
-    /** @return the server's pid. */
-    public long pid()
-    {
-        return pid;
     }
 
     /** @return the commands of the test's connection: each fails within 2 s, at once after {@link #kill9()}. */
@@ -168,7 +156,7 @@ public final class LocalRedis implements AutoCloseable
     @Override
     public void close() throws IOException
     {
-        if (connection != null && watchdog != null && watchdog.isAlive())
+        if (connection != null)
         {
             try
             {
@@ -199,24 +187,16 @@ public final class LocalRedis implements AutoCloseable
             StandardCharsets.US_ASCII));
         pid = Long.parseLong(out.readLine().trim());
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
-        while (connection == null)
+        while (!answers())
         {
-            try
+            if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true) || System.nanoTime() - deadline > 0)
             {
-                connection = client.connect();
-                connection.sync().ping();
+                throw new AssertionError("redis-server did not answer PING on 127.0.0.1:" + port + " within 10 s: "
+                    + log());
             }
-            catch (final RedisException ex)
-            {
-                closeConnection();
-                if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true) || System.nanoTime() - deadline > 0)
-                {
-                    throw new AssertionError("redis-server did not answer PING on 127.0.0.1:" + port +
-                        " within 10 s: " + log(), ex);
-                }
-                sleep(20);
-            }
+            sleep(20);
         }
+        connection = client.connect();
     }
 
     private boolean answers()

@@ -37,7 +37,6 @@ public final class LocalRedisServer implements AutoCloseable
     private final int port;
     private final Thread hook = new Thread(this::stop, "floodgate-redis-stop");
     private Process watchdog;
-    private ServerConnection connection;
 
     private LocalRedisServer(final Path dir, final int port)
     {
@@ -95,27 +94,14 @@ public final class LocalRedisServer implements AutoCloseable
             throw new CliException(ExitCode.REFUSED, "cannot start redis-server: " + ex.getMessage());
         }
         final long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
-        while (connection == null)
+        while (!ServerConnection.answers(uri()))
         {
-            try
+            if (!watchdog.isAlive() || System.nanoTime() - deadline > 0)
             {
-                connection = ServerConnection.open(uri()); // kept for the SHUTDOWN at the end
-                connection.commands().ping();
+                throw new CliException(ExitCode.REFUSED, "redis-server did not answer on 127.0.0.1:" + port +
+                    " within 10 s: " + lastLogLine());
             }
-            catch (final RedisException notYet)
-            {
-                if (connection != null)
-                {
-                    connection.close();
-                    connection = null;
-                }
-                if (!watchdog.isAlive() || System.nanoTime() - deadline > 0)
-                {
-                    throw new CliException(ExitCode.REFUSED, "redis-server did not answer on 127.0.0.1:" + port +
-                        " within 10 s: " + lastLogLine());
-                }
-                sleep(20);
-            }
+            sleep(20);
         }
     }
 
@@ -136,21 +122,17 @@ public final class LocalRedisServer implements AutoCloseable
 
     private synchronized void stop()
     {
-        if (connection != null)
-        {
-            try
-            {
-                connection.commands().shutdown(false);
-            }
-            catch (final RedisException gone)
-            {
-                // it closes the connection without a reply when it goes
-            }
-            connection.close();
-            connection = null;
-        }
         if (watchdog != null)
         {
+            try (ServerConnection server = ServerConnection.open(uri()))
+            {
+                server.commands().shutdown(false);
+            }
+            catch (final RuntimeException gone)
+            {
+                // it closes the connection without a reply when it goes; should Lettuce fail to start in a
+                // shutdown hook, the watchdog below kills the server all the same
+            }
             try
             {
                 watchdog.getOutputStream().close(); // the watchdog SIGKILLs the server if it still runs
