@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -8,12 +9,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -45,7 +44,7 @@ class ClusterBoundsTest
                 final long startMs = redis.timeMs();
                 final Run run = hammer(nodes, () -> { });
                 final long endMs = redis.timeMs();
-                final long allowance = LIMIT + LIMIT * (endMs - startMs) / WINDOW_MS;
+                final long allowance = ClusterKit.allowance(LIMIT, WINDOW_MS, startMs, endMs);
                 // each node holds at most a lease and a half (refilled below half a lease), the bucket about half
                 // a lease (a drained node asks again once it holds that), and a quarter window for the host's lags
                 final long slack = NODES * 2 * LEASE + LIMIT / 4;
@@ -86,7 +85,7 @@ class ClusterBoundsTest
                     }
                 });
                 final long endMs = redis.timeMs();
-                final long allowance = LIMIT + LIMIT * (endMs - startMs) / WINDOW_MS;
+                final long allowance = ClusterKit.allowance(LIMIT, WINDOW_MS, startMs, endMs);
                 System.out.println("three nodes admitted " + run.admitted + " of " + run.checks + " checks with " +
                     "Redis restarted empty mid-run; the allowance over " + (endMs - startMs) + " ms of server time " +
                     "is " + allowance + ", over it by " + (run.admitted - allowance) + " (bound: one capacity, " +
@@ -120,10 +119,8 @@ class ClusterBoundsTest
         final List<Floodgate> nodes = new ArrayList<>();
         for (int n = 0; n < NODES; n++)
         {
-            nodes.add(Floodgate.open(FloodgateConfig.builder().file(dir.resolve("node" + n + ".map")).capacity(1_000)
-                .limit(Action.PUBLISH, 1_000_000, 1_000).clusterRedisUri(redis.uri())
-                .clusterLimit(Action.PUBLISH, LIMIT, WINDOW_MS).clusterLease(Action.PUBLISH, LEASE)
-                .clusterFallbackLocal(Action.PUBLISH, false).build()));
+            nodes.add(Floodgate.open(ClusterKit.publishNode(dir.resolve("node" + n + ".map"), redis.uri(), LIMIT,
+                WINDOW_MS, LEASE).build()));
             final long created = System.currentTimeMillis();
             while (System.currentTimeMillis() == created)
             {
@@ -139,54 +136,34 @@ class ClusterBoundsTest
      */
     private static Run hammer(final List<Floodgate> nodes, final Runnable midRun) throws Exception
     {
-        final List<AtomicLong> admitted = new ArrayList<>();
+        final List<AtomicLong> admitted = nodes.stream().map(node -> new AtomicLong()).toList();
         final AtomicLong checks = new AtomicLong();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
-        final List<Thread> threads = new ArrayList<>();
+        final AtomicLong atMidRun = new AtomicLong();
         final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MS);
-        for (final Floodgate node : nodes)
+        ClusterKit.hammer(nodes.size(), RUN_MS, node ->
         {
-            final AtomicLong own = new AtomicLong();
-            admitted.add(own);
-            threads.add(new Thread(() ->
+            final long result = nodes.get(node).checkLimit("hot", Action.PUBLISH);
+            checks.incrementAndGet();
+            if (result == Floodgate.ADMITTED)
             {
-                try
-                {
-                    while (System.nanoTime() - end < 0)
-                    {
-                        final long result = node.checkLimit("hot", Action.PUBLISH);
-                        checks.incrementAndGet();
-                        if (result == Floodgate.ADMITTED)
-                        {
-                            own.incrementAndGet();
-                        }
-                        else
-                        {
-                            assertTrue(result > 0 && result <= WINDOW_MS, "a retry-after: " + result);
-                            LockSupport.parkNanos(20_000); // a broker's thread does other work between checks
-                        }
-                    }
-                }
-                catch (final Throwable failure)
-                {
-                    failures.add(failure);
-                }
-            }));
-        }
-        threads.forEach(Thread::start);
-        while (admitted.stream().mapToLong(AtomicLong::get).sum() < LIMIT && System.nanoTime() - end < 0)
+                admitted.get(node).incrementAndGet();
+            }
+            else
+            {
+                assertTrue(result > 0 && result <= WINDOW_MS, "a retry-after: " + result);
+                LockSupport.parkNanos(20_000); // a broker's thread does other work between checks
+            }
+        }, () ->
         {
-            LockSupport.parkNanos(1_000_000L); // polls a count, bounded by the run's end
-        }
-        assertTrue(System.nanoTime() - end < 0, "the premise: a capacity admitted within the run");
-        final long atMidRun = admitted.stream().mapToLong(AtomicLong::get).sum();
-        midRun.run();
-        for (final Thread thread : threads)
-        {
-            thread.join();
-        }
-        assertEquals(List.of(), failures);
+            while (admitted.stream().mapToLong(AtomicLong::get).sum() < LIMIT && System.nanoTime() - end < 0)
+            {
+                LockSupport.parkNanos(1_000_000L); // polls a count, bounded by the run's end
+            }
+            assertTrue(System.nanoTime() - end < 0, "the premise: a capacity admitted within the run");
+            atMidRun.set(admitted.stream().mapToLong(AtomicLong::get).sum());
+            midRun.run();
+        });
         final List<Long> perNode = admitted.stream().map(AtomicLong::get).toList();
-        return new Run(perNode.stream().mapToLong(Long::longValue).sum(), checks.get(), perNode, atMidRun);
+        return new Run(perNode.stream().mapToLong(Long::longValue).sum(), checks.get(), perNode, atMidRun.get());
     }
 }

@@ -1,8 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.testkit.ChildJvm;
-import dev.floodgate.testkit.ClusterVictim;
-import dev.floodgate.testkit.ClusterWorker;
+import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import dev.floodgate.testkit.Worker;
 import org.junit.jupiter.api.Test;
@@ -46,55 +45,34 @@ class ClusterKillTest
         try (LocalRedis redis = LocalRedis.start())
         {
             // one at a time, so each file is created in a later ms than the last: a node name each
-            final ChildJvm victim = ChildJvm.start(ClusterVictim.class, dir.resolve("node0.map").toString(),
-                redis.uri(), "hot", Long.toString(LIMIT), Long.toString(WINDOW_MS), Long.toString(LEASE),
-                leaseGo.toString(), spendGo.toString());
+            final ChildJvm victim = ClusterKit.startVictim(dir.resolve("node0.map"), redis.uri(), LIMIT, WINDOW_MS,
+                LEASE, leaseGo, spendGo);
             children.add(victim);
             victim.awaitLine("READY", 120);
             final List<ChildJvm> survivors = new ArrayList<>();
             for (final String file : new String[] {"node1.map", "node2.map", "node0.map"})
             {
-                final ChildJvm worker = ChildJvm.start(ClusterWorker.class, dir.resolve(file).toString(),
-                    redis.uri(), "hot", Long.toString(LIMIT), Long.toString(WINDOW_MS), Long.toString(LEASE), "2",
-                    "3000", go.toString());
+                final ChildJvm worker = ClusterKit.startWorker(dir.resolve(file), redis.uri(), LIMIT, WINDOW_MS,
+                    LEASE, 2, 3_000, go);
                 children.add(worker);
                 survivors.add(worker);
                 worker.awaitLine("READY", 120);
             }
 
             final long startMs = redis.timeMs(); // the bucket is full: nothing checked it yet
-            Files.createFile(leaseGo);
-            victim.awaitLine("LEASED", 60);
-            redis.pause();
-            final String spent;
-            try
-            {
-                Files.createFile(spendGo);
-                spent = victim.awaitLine("SPENT", 60); // the refill it just started waits on the stopped server
-                victim.kill();
-            }
-            finally
-            {
-                redis.resume();
-            }
-            long admitted = Worker.field(spent, "admitted");
-            assertEquals(LEASE / 2 + 1, admitted, spent);
+            final String spent = ClusterKit.killMidRefill(victim, redis, leaseGo, spendGo).spent();
+            final long byVictim = Worker.field(spent, "admitted");
+            assertEquals(LEASE / 2 + 1, byVictim, spent);
 
             Files.createFile(go);
             final List<String> results = new ArrayList<>();
-            for (final ChildJvm worker : survivors)
-            {
-                final String result = worker.awaitLine("RESULT", 120);
-                results.add(result);
-                assertEquals(0, Worker.field(result, "errors"), result);
-                admitted += Worker.field(result, "admitted");
-            }
+            final long admitted = byVictim + ClusterKit.admitted(survivors, results);
             final long endMs = redis.timeMs();
             for (final ChildJvm worker : survivors)
             {
                 assertEquals(0, worker.awaitExit(60), worker.transcript());
             }
-            final long allowance = LIMIT + LIMIT * (endMs - startMs) / WINDOW_MS;
+            final long allowance = ClusterKit.allowance(LIMIT, WINDOW_MS, startMs, endMs);
             System.out.println("a node's JVM killed with its refill in flight after " + spent + "; the cluster " +
                 "admitted " + admitted + " in all, the allowance over " + (endMs - startMs) + " ms of server time " +
                 "is " + allowance + ": nodes 1, 2 and the victim's sibling " + results);

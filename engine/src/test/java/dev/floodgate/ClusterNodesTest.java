@@ -1,7 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.testkit.ChildJvm;
-import dev.floodgate.testkit.ClusterWorker;
+import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import dev.floodgate.testkit.NoLettuceProbe;
 import dev.floodgate.testkit.Worker;
@@ -69,9 +69,8 @@ class ClusterNodesTest
             {
                 for (int jvm = 0; jvm < 2; jvm++)
                 {
-                    children.add(ChildJvm.start(ClusterWorker.class, dir.resolve("node" + node + ".map").toString(),
-                        redis.uri(), "hot", Long.toString(LIMIT), Long.toString(WINDOW_MS), "30", "2", "3000",
-                        go.toString()));
+                    children.add(ClusterKit.startWorker(dir.resolve("node" + node + ".map"), redis.uri(), LIMIT,
+                        WINDOW_MS, 30, 2, 3_000, go));
                 }
             }
             for (final ChildJvm child : children)
@@ -80,23 +79,15 @@ class ClusterNodesTest
             }
             final long startMs = redis.timeMs();
             Files.createFile(go);
-            long admitted = 0;
-            long checks = 0;
             final List<String> results = new ArrayList<>();
-            for (final ChildJvm child : children)
-            {
-                final String result = child.awaitLine("RESULT", 120);
-                results.add(result);
-                assertEquals(0, Worker.field(result, "errors"), result);
-                admitted += Worker.field(result, "admitted");
-                checks += Worker.field(result, "checks");
-            }
+            final long admitted = ClusterKit.admitted(children, results);
+            final long checks = results.stream().mapToLong(result -> Worker.field(result, "checks")).sum();
             final long endMs = redis.timeMs();
             for (final ChildJvm child : children)
             {
                 assertEquals(0, child.awaitExit(30), child.transcript());
             }
-            final long bound = LIMIT + LIMIT * (endMs - startMs) / WINDOW_MS;
+            final long bound = ClusterKit.allowance(LIMIT, WINDOW_MS, startMs, endMs);
             System.out.println("six JVMs of three nodes admitted " + admitted + " of " + checks + " checks; the " +
                 "cluster's bound over " + (endMs - startMs) + " ms of server time is " + bound + ": " + results);
             assertTrue(admitted <= bound, "admitted " + admitted + " over the cluster's " + bound + ": " + results);

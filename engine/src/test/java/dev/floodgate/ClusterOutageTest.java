@@ -1,14 +1,12 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -45,8 +43,8 @@ class ClusterOutageTest
             try (Floodgate gate = Floodgate.open(config))
             {
                 // the premise, a lease held by each: a loaded host may answer the first checks before Redis does
-                awaitAdmitted(gate, "10.0.0.1", Action.AUTH);
-                awaitAdmitted(gate, "alice", Action.PUBLISH);
+                ClusterKit.awaitAdmitted(gate, "10.0.0.1", Action.AUTH);
+                ClusterKit.awaitAdmitted(gate, "alice", Action.PUBLISH);
 
                 redis.kill9();
                 final long[] auth = hammer(gate, "10.0.0.1", Action.AUTH);
@@ -61,7 +59,7 @@ class ClusterOutageTest
                     "bound: AUTH " + auth[3] + " ms, PUBLISH " + publish[3] + " ms");
 
                 redis.restart();
-                awaitAdmitted(gate, "10.0.0.2", Action.AUTH); // AUTH leases resume
+                ClusterKit.awaitAdmitted(gate, "10.0.0.2", Action.AUTH); // AUTH leases resume
                 long admitted = 0;
                 for (int i = 0; i < 200; i++)
                 {
@@ -90,18 +88,6 @@ class ClusterOutageTest
         }
     }
 
-    /** Checks until one is admitted, at most 30 s: a lease reached the node. */
-    private static void awaitAdmitted(final Floodgate gate, final String identifier, final Action action)
-        throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (gate.checkLimit(identifier, action) != Floodgate.ADMITTED)
-        {
-            assertTrue(System.nanoTime() - deadline < 0, action + " " + identifier + " got a lease within 30 s");
-            Thread.sleep(20);
-        }
-    }
-
     /** @return {admitted, checks, refused with the cluster retry-after, slowest check in ms} over 1.5 s. */
     private static long[] hammer(final Floodgate gate, final String identifier, final Action action)
         throws InterruptedException
@@ -110,38 +96,16 @@ class ClusterOutageTest
         final AtomicLong checks = new AtomicLong();
         final AtomicLong retry = new AtomicLong();
         final AtomicLong slowest = new AtomicLong();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
-        final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_500);
-        final List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < 2; t++)
+        ClusterKit.hammer(2, 1_500, thread ->
         {
-            threads.add(new Thread(() ->
-            {
-                try
-                {
-                    while (System.nanoTime() - end < 0)
-                    {
-                        final long start = System.nanoTime();
-                        final long result = gate.checkLimit(identifier, action);
-                        slowest.accumulateAndGet(System.nanoTime() - start, Math::max);
-                        checks.incrementAndGet();
-                        admitted.addAndGet(result == Floodgate.ADMITTED ? 1 : 0);
-                        retry.addAndGet(result == FloodgateConfig.DEFAULT_CLUSTER_RETRY_AFTER_MS ? 1 : 0);
-                        Thread.sleep(0, 50_000); // a broker does other work between checks
-                    }
-                }
-                catch (final Throwable failure)
-                {
-                    failures.add(failure);
-                }
-            }));
-        }
-        threads.forEach(Thread::start);
-        for (final Thread thread : threads)
-        {
-            thread.join();
-        }
-        assertEquals(List.of(), failures);
+            final long start = System.nanoTime();
+            final long result = gate.checkLimit(identifier, action);
+            slowest.accumulateAndGet(System.nanoTime() - start, Math::max);
+            checks.incrementAndGet();
+            admitted.addAndGet(result == Floodgate.ADMITTED ? 1 : 0);
+            retry.addAndGet(result == FloodgateConfig.DEFAULT_CLUSTER_RETRY_AFTER_MS ? 1 : 0);
+            Thread.sleep(0, 50_000); // a broker does other work between checks
+        }, () -> { });
         return new long[] {admitted.get(), checks.get(), retry.get(), TimeUnit.NANOSECONDS.toMillis(slowest.get())};
     }
 }

@@ -1,14 +1,13 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -56,7 +55,7 @@ class ClusterQuotaTest
                     final long endMs = redis.timeMs();
                     final long admitted = counts[0];
                     final long checks = counts[1];
-                    final long bound = CLUSTER_LIMIT + CLUSTER_LIMIT * (endMs - startMs) / CLUSTER_WINDOW_MS;
+                    final long bound = ClusterKit.allowance(CLUSTER_LIMIT, CLUSTER_WINDOW_MS, startMs, endMs);
                     assertTrue(admitted <= bound, action + ": admitted " + admitted + " over the cluster's " + bound);
                     assertTrue(admitted >= CLUSTER_LIMIT, action + ": the premise, the quota was spent: " + admitted);
                     assertTrue(checks > 10 * admitted, action + ": the premise, most checks were refused: " + checks);
@@ -123,42 +122,19 @@ class ClusterQuotaTest
     {
         final AtomicLong admitted = new AtomicLong();
         final AtomicLong checks = new AtomicLong();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
-        final List<Thread> threads = new ArrayList<>();
-        final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MS);
-        for (int t = 0; t < THREADS; t++)
+        ClusterKit.hammer(THREADS, RUN_MS, thread ->
         {
-            threads.add(new Thread(() ->
+            final long result = window ? gate.checkLimitInCaller("hot", action) : gate.checkLimit("hot", action);
+            checks.incrementAndGet();
+            if (result == Floodgate.ADMITTED)
             {
-                try
-                {
-                    while (System.nanoTime() - end < 0)
-                    {
-                        final long result = window ? gate.checkLimitInCaller("hot", action) :
-                            gate.checkLimit("hot", action);
-                        checks.incrementAndGet();
-                        if (result == Floodgate.ADMITTED)
-                        {
-                            admitted.incrementAndGet();
-                        }
-                        else
-                        {
-                            assertTrue(result > 0 && result <= 1_000, "a retry-after: " + result);
-                        }
-                    }
-                }
-                catch (final Throwable failure)
-                {
-                    failures.add(failure);
-                }
-            }));
-        }
-        threads.forEach(Thread::start);
-        for (final Thread thread : threads)
-        {
-            thread.join();
-        }
-        assertEquals(List.of(), failures);
+                admitted.incrementAndGet();
+            }
+            else
+            {
+                assertTrue(result > 0 && result <= 1_000, "a retry-after: " + result);
+            }
+        }, () -> { });
         return new long[] {admitted.get(), checks.get()};
     }
 }

@@ -4,6 +4,7 @@ import dev.floodgate.metrics.FloodgateMetrics;
 import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.reader.TableEntry;
+import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class ClusterStatsTest
     {
         try (LocalRedis redis = LocalRedis.start())
         {
-            final FloodgateConfig config = config(dir.resolve("node.map"), redis.uri());
+            final FloodgateConfig config = ClusterKit.statsNode(dir.resolve("node.map"), redis.uri());
             final SimpleMeterRegistry registry = new SimpleMeterRegistry();
             try (Floodgate gate = Floodgate.open(config))
             {
@@ -154,22 +155,5 @@ class ClusterStatsTest
             return entries.stream().filter(e -> e.kind() == EntryKind.LEASE && !e.tombstoned())
                 .mapToLong(TableEntry::leaseBalance).sum();
         }
-    }
-
-    /**
-     * PUBLISH (fallback local) and AUTH (fallback refuse) leased 10 at a time from quotas of 100 a minute, AUTH's
-     * node quota 1 a minute; DASHBOARD_API leased 2 of a cluster quota of 2 a minute.
-     */
-    static FloodgateConfig config(final Path file, final String uri)
-    {
-        return FloodgateConfig.builder().file(file).capacity(1_000)
-            .limit(Action.PUBLISH, 1_000, 60_000).limit(Action.AUTH, 1, 60_000)
-            .limit(Action.DASHBOARD_API, 1_000, 60_000).clusterRedisUri(uri)
-            .clusterLimit(Action.PUBLISH, 100, 60_000).clusterLease(Action.PUBLISH, 10)
-            .clusterFallbackLocal(Action.PUBLISH, true)
-            .clusterLimit(Action.AUTH, 100, 60_000).clusterLease(Action.AUTH, 10)
-            .clusterFallbackLocal(Action.AUTH, false)
-            .clusterLimit(Action.DASHBOARD_API, 2, 60_000).clusterLease(Action.DASHBOARD_API, 2)
-            .clusterFallbackLocal(Action.DASHBOARD_API, false).build();
     }
 }

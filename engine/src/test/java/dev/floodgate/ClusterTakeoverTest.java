@@ -1,13 +1,12 @@
 package dev.floodgate;
 
 import dev.floodgate.testkit.ChildJvm;
-import dev.floodgate.testkit.ClusterVictim;
+import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,32 +42,15 @@ class ClusterTakeoverTest
         final Path leaseGo = dir.resolve("lease");
         final Path spendGo = dir.resolve("spend");
         try (LocalRedis victimsRedis = LocalRedis.start(); LocalRedis siblingsRedis = LocalRedis.start();
-            ChildJvm victim = ChildJvm.start(ClusterVictim.class, file.toString(), victimsRedis.uri(), "hot",
-                Long.toString(LIMIT), Long.toString(WINDOW_MS), Long.toString(LEASE), leaseGo.toString(),
-                spendGo.toString()))
+            ChildJvm victim = ClusterKit.startVictim(file, victimsRedis.uri(), LIMIT, WINDOW_MS, LEASE, leaseGo,
+                spendGo))
         {
             victim.awaitLine("READY", 120);
-            Files.createFile(leaseGo);
-            victim.awaitLine("LEASED", 60);
-            victimsRedis.pause();
-            final long killedAt;
-            try
-            {
-                Files.createFile(spendGo);
-                victim.awaitLine("SPENT", 60); // its refill waits on the stopped server, holding the word
-                killedAt = System.nanoTime();
-                victim.kill();
-            }
-            finally
-            {
-                victimsRedis.resume();
-            }
+            // its refill holds the word
+            final long killedAt = ClusterKit.killMidRefill(victim, victimsRedis, leaseGo, spendGo).atNanos();
 
             final AtomicLong virtual = new AtomicLong(killedAt);
-            final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
-                .limit(Action.PUBLISH, 1_000_000, 1_000).clusterRedisUri(siblingsRedis.uri())
-                .clusterLimit(Action.PUBLISH, LIMIT, WINDOW_MS).clusterLease(Action.PUBLISH, LEASE)
-                .clusterFallbackLocal(Action.PUBLISH, false)
+            final FloodgateConfig config = ClusterKit.publishNode(file, siblingsRedis.uri(), LIMIT, WINDOW_MS, LEASE)
                 .ticker(() -> virtual.addAndGet(100_000)).build();
             try (Floodgate sibling = Floodgate.open(config))
             {

@@ -2,7 +2,6 @@ package dev.floodgate.testkit;
 
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
-import dev.floodgate.FloodgateConfig;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A child JVM of one node, to be SIGKILLed while its lease's refill is in flight. With a cluster quota on PUBLISH
- * (the node limit far above it, lease {@code L}): prints {@code READY}; once the first go file exists, checks one
+ * ({@link ClusterKit#publishNode}, lease {@code L}): prints {@code READY}; once the first go file exists, checks one
  * identifier until admitted (a cold lease of L) and prints {@code LEASED admitted=1}; once the second exists (the
  * parent has stopped Redis meanwhile), checks until it has admitted {@code L / 2 + 1} in all, the last of which
  * starts the refill (the balance fell below half a lease), prints {@code SPENT admitted=N} at once, and waits to
@@ -31,11 +30,9 @@ public final class ClusterVictim
     {
         final String identifier = args[2];
         final long lease = Long.parseLong(args[5]);
-        final FloodgateConfig config = FloodgateConfig.builder().file(Path.of(args[0])).capacity(1_000)
-            .limit(Action.PUBLISH, 1_000_000, 1_000).clusterRedisUri(args[1])
-            .clusterLimit(Action.PUBLISH, Long.parseLong(args[3]), Long.parseLong(args[4]))
-            .clusterLease(Action.PUBLISH, lease).clusterFallbackLocal(Action.PUBLISH, false).build();
-        final Floodgate gate = Floodgate.open(config); // never closed: the process dies holding it
+        // never closed: the process dies holding it
+        final Floodgate gate = Floodgate.open(ClusterKit.publishNode(Path.of(args[0]), args[1],
+            Long.parseLong(args[3]), Long.parseLong(args[4]), lease).build());
         System.out.println("READY " + ProcessHandle.current().pid());
         System.out.flush();
         awaitFile(Path.of(args[6]));

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A child JVM of one node with a cluster quota on PUBLISH: opens its node's file (the node limit far above the
- * cluster's), prints {@code READY}, waits for the go file, checks one hot identifier from its threads for the run's
+ * A child JVM of one node with a cluster quota on PUBLISH ({@link ClusterKit#publishNode}): opens its node's file,
+ * prints {@code READY}, waits for the go file, checks one hot identifier from its threads for the run's
  * length, and prints {@code RESULT admitted=N checks=C errors=E maxMs=M retry100=R} (R: refusals with the
  * default retry-after of a check refused for want of a lease, as when Redis is unavailable).
  *
@@ -33,11 +33,8 @@ public final class ClusterWorker
         final int threads = Integer.parseInt(args[6]);
         final long runMs = Long.parseLong(args[7]);
         final Path go = Path.of(args[8]);
-        final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
-            .limit(Action.PUBLISH, 1_000_000, 1_000).clusterRedisUri(args[1])
-            .clusterLimit(Action.PUBLISH, Long.parseLong(args[3]), Long.parseLong(args[4]))
-            .clusterLease(Action.PUBLISH, Long.parseLong(args[5])).clusterFallbackLocal(Action.PUBLISH, false).build();
-        try (Floodgate gate = Floodgate.open(config))
+        try (Floodgate gate = Floodgate.open(ClusterKit.publishNode(file, args[1], Long.parseLong(args[3]),
+            Long.parseLong(args[4]), Long.parseLong(args[5])).build()))
         {
             System.out.println("READY " + ProcessHandle.current().pid());
             System.out.flush();

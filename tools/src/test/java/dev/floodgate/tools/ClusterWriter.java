@@ -4,14 +4,14 @@ import dev.floodgate.Action;
 import dev.floodgate.ClusterStats;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.testkit.ClusterKit;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * A broker JVM with cluster quotas, for the CLI's tests: PUBLISH (fallback local) and AUTH (fallback refuse)
- * leased 10 at a time from cluster quotas of 100 a minute, AUTH's node quota 1 a minute; DASHBOARD_API leased 2 of a
- * cluster quota of 2 a minute. Phase 1: PUBLISH spends 3, 2 and 1 tokens of three identifiers, AUTH is refused by
+ * A broker JVM with cluster quotas, for the CLI's tests: the engine's stats tests' node ({@link ClusterKit#statsNode}:
+ * PUBLISH falls back local, AUTH and DASHBOARD_API refuse). Phase 1: PUBLISH spends 3, 2 and 1 tokens of three identifiers, AUTH is refused by
  * the node on carol's second check, DASHBOARD_API is refused by the cluster on dan's third and fourth; prints
  * {@code PHASE1 roundTrips=N localFallbacks=K authFallbacks=A dashboardFallbacks=D} (its client's count, its
  * figures flushed to the file, and the fallbacks it met). Phase 2, once the go file
@@ -36,15 +36,7 @@ public final class ClusterWriter
 
     public static void main(final String[] args) throws Exception
     {
-        final FloodgateConfig config = FloodgateConfig.builder().file(Path.of(args[0])).capacity(1_000)
-            .limit(Action.PUBLISH, 1_000, 60_000).limit(Action.AUTH, 1, 60_000)
-            .limit(Action.DASHBOARD_API, 1_000, 60_000).clusterRedisUri(args[1])
-            .clusterLimit(Action.PUBLISH, 100, 60_000).clusterLease(Action.PUBLISH, 10)
-            .clusterFallbackLocal(Action.PUBLISH, true)
-            .clusterLimit(Action.AUTH, 100, 60_000).clusterLease(Action.AUTH, 10)
-            .clusterFallbackLocal(Action.AUTH, false)
-            .clusterLimit(Action.DASHBOARD_API, 2, 60_000).clusterLease(Action.DASHBOARD_API, 2)
-            .clusterFallbackLocal(Action.DASHBOARD_API, false).build();
+        final FloodgateConfig config = ClusterKit.statsNode(Path.of(args[0]), args[1]);
         final Path go = Path.of(args[2]);
         ClusterStats.Process figures;
         try (Floodgate gate = Floodgate.open(config))
