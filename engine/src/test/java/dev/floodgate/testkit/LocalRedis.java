@@ -122,8 +122,10 @@ public final class LocalRedis implements AutoCloseable
         signal("KILL");
         closeConnection();
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
-        while (answers())
+        StatefulRedisConnection<String, String> probe;
+        while ((probe = answering()) != null)
         {
+            probe.close();
             if (System.nanoTime() - deadline > 0)
             {
                 throw new AssertionError("redis-server " + pid + " still answers 10 s after SIGKILL");
@@ -148,6 +150,7 @@ public final class LocalRedis implements AutoCloseable
     /** Starts a new, empty server on the same port (after {@link #kill9()}) and waits until it answers. */
     public void restart() throws IOException
     {
+        closeConnection();
         stopWatchdog();
         launch();
     }
@@ -187,7 +190,9 @@ public final class LocalRedis implements AutoCloseable
             StandardCharsets.US_ASCII));
         pid = Long.parseLong(out.readLine().trim());
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
-        while (!answers())
+        // the connection that answers PING first is the one kept: a test's first command follows at once (one
+        // handshake less for the client under test to race, e.g. reconnecting to a restarted server)
+        while ((connection = answering()) == null)
         {
             if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true) || System.nanoTime() - deadline > 0)
             {
@@ -196,18 +201,25 @@ public final class LocalRedis implements AutoCloseable
             }
             sleep(20);
         }
-        connection = client.connect();
     }
 
-    private boolean answers()
+    /** @return a new connection that answered PING, or null. */
+    private StatefulRedisConnection<String, String> answering()
     {
-        try (StatefulRedisConnection<String, String> probe = client.connect())
+        StatefulRedisConnection<String, String> probe = null;
+        try
         {
-            return "PONG".equals(probe.sync().ping());
+            probe = client.connect();
+            probe.sync().ping();
+            return probe;
         }
         catch (final RedisException ex)
         {
-            return false;
+            if (probe != null)
+            {
+                probe.close();
+            }
+            return null;
         }
     }
 
