@@ -1,6 +1,7 @@
 package dev.floodgate.testkit;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 
@@ -14,7 +15,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A child JVM of one node with a cluster quota on PUBLISH ({@link ClusterKit#publishNode}): opens its node's file,
- * prints {@code READY}, waits for the go file, checks one hot identifier from its threads for the run's
+ * waits until connected to Redis (60 s at most, else exits 2), prints {@code READY}, waits for the go file, checks
+ * one hot identifier from its threads for the run's
  * length, and prints {@code RESULT admitted=N checks=C errors=E maxMs=M retry100=R} (R: refusals with the
  * default retry-after of a check refused for want of a lease, as when Redis is unavailable).
  *
@@ -36,6 +38,18 @@ public final class ClusterWorker
         try (Floodgate gate = Floodgate.open(ClusterKit.publishNode(file, args[1], Long.parseLong(args[3]),
             Long.parseLong(args[4]), Long.parseLong(args[5])).build()))
         {
+            // the premise of a run: connected to Redis (on a loaded host six JVMs' handshakes can outlast open's
+            // 5 s wait, and a worker that never connects admits nothing, which is not what the test measures)
+            final long connectBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (gate.processCluster().connection() != ClusterStats.Connection.UP)
+            {
+                if (System.nanoTime() - connectBy > 0)
+                {
+                    System.out.println("FAILED not connected to Redis within 60 s");
+                    System.exit(2);
+                }
+                Thread.sleep(10);
+            }
             System.out.println("READY " + ProcessHandle.current().pid());
             System.out.flush();
             while (!Files.exists(go))

@@ -1,6 +1,7 @@
 package dev.floodgate.tools.load;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.tools.cluster.ClusterQuota;
@@ -70,6 +71,27 @@ public final class WorkerCommand implements Callable<Integer>
     @Option(names = "--warmup-action")
     private String warmupAction;
 
+    /**
+     * How long a worker with a cluster quota waits for Redis before it says READY: a run measures connected nodes
+     * (on a loaded host several JVMs' handshakes outlast {@code open}'s own 5 s wait, and a node that is not
+     * connected only answers its fallback).
+     */
+    private static final long CONNECT_WAIT_S = 60;
+
+    private static boolean awaitCluster(final Floodgate gate) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(CONNECT_WAIT_S);
+        while (gate.processCluster().connection() == ClusterStats.Connection.DOWN)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
     @Override
     public Integer call() throws Exception
     {
@@ -87,6 +109,11 @@ public final class WorkerCommand implements Callable<Integer>
         {
             if (warmupMs > 0 && !warmUp(gate, parsed))
             {
+                return 1;
+            }
+            if (!awaitCluster(gate))
+            {
+                System.err.println("worker: not connected to the cluster's Redis within " + CONNECT_WAIT_S + " s");
                 return 1;
             }
             out.println("READY " + ProcessHandle.current().pid());
