@@ -19,10 +19,11 @@ import java.util.function.LongPredicate;
  * <p><b>Warm</b>: one compare-and-set on the lease's balance, no network I/O. When the balance left falls below
  * the refill threshold (half a lease, raised to what the node spends during a refill's flight, twice over, up to a
  * whole lease: {@link LeaseFetcher#threshold}), the check that wins the refill word starts one asynchronous lease,
- * whose grant is committed when it completes. <b>Short</b> (a cold key, or spent faster than refilled): the check makes sure one lease is in
- * flight (its own, or the node's fetch already under way) and waits for it at most {@link #CHECK_WAIT_NANOS}
- * (50 ms, the bound a check already has for a held segment), then spends once more. Waiting rather than refusing
- * at once, because a cold key would otherwise be refused on its first check on every node.
+ * whose grant is committed when it completes. <b>Short</b> (a cold key, or spent faster than refilled): the check
+ * makes sure one lease is in flight (its own, or the node's fetch already under way) and waits for it at most
+ * {@link #CHECK_WAIT_NANOS} (50 ms, the bound a check already has for a held segment), then spends once more.
+ * Waiting rather than refusing at once, because a cold key would otherwise be refused on its first check on every
+ * node.
  *
  * <p><b>Two bounds</b>: a check waits at most 50 ms; a lease may take up to the source's bound (1 s for Redis)
  * and its grant is committed whenever it arrives. They were one 50 ms bound at first: on a loaded host (load 14
