@@ -3,13 +3,9 @@ package dev.floodgate.door;
 import dev.floodgate.Action;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.LeaseWords;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,12 +28,10 @@ import java.util.concurrent.TimeUnit;
  * server: the tokens go back into the balance.
  *
  * <p><b>Which leases</b>: those this JVM refilled, remembered at each refill (off the warm path, which allocates
- * nothing). The table's keys are hashes, so only a JVM that saw a lease's identifier can name its bucket to Redis,
- * with one exception the last close uses: an entry's label holds its identifier's first 48 UTF-8 bytes, which is
- * the whole identifier when the key hashed from the label is the entry's own key. So the node's last JVM also
- * gives back the leases only a closed sibling knew, when their identifiers fit the label (an IP, a user name, a
- * session digest); a longer one's balance stays in the file for the node's next JVM (under-admission until then,
- * bounded by the balance).
+ * nothing). The table's keys are hashes, so only a JVM that saw a lease's identifier can name its bucket to Redis;
+ * at the node's last close, {@link NamedLeases} also names those whose identifier the entry's label holds whole,
+ * so leases only a closed sibling knew are given back too when their identifiers fit the label; a longer one's
+ * balance stays in the file for the node's next JVM (under-admission until then, bounded by the balance).
  *
  * <p><b>Bounded</b>: each refund waits at most twice the source's bound; a pass stops starting give-backs after
  * {@link #PASS_BUDGET_NANOS} and at the first refund that finds Redis unavailable, so a down Redis costs a pass at
@@ -189,17 +183,17 @@ public final class LeaseGiveBack
     public synchronized int giveBackAll(final Doors doors)
     {
         final long start = ticker.nanos();
-        for (final Named lease : namedLeases(doors))
+        for (final NamedLeases.Named lease : NamedLeases.of(doors))
         {
             // a lease a closed sibling refilled: remembered here, so the loop below gives it back too
-            if (ticker.nanos() - start < PASS_BUDGET_NANOS && !known.containsKey(new Ref(lease.kindAction,
-                lease.identifier)))
+            if (ticker.nanos() - start < PASS_BUDGET_NANOS && !known.containsKey(new Ref(lease.kindAction(),
+                lease.identifier())))
             {
-                final QuotaSlot slot = doors.slot(lease.identifier, QuotaCache.hash(lease.identifier),
-                    lease.kindAction, lease.action, null, Doors.ANY_VERSION);
+                final QuotaSlot slot = doors.slot(lease.identifier(), QuotaCache.hash(lease.identifier()),
+                    lease.kindAction(), lease.action(), null, Doors.ANY_VERSION);
                 if (slot != null)
                 {
-                    remember(slot, lease.action);
+                    remember(slot, lease.action());
                 }
             }
         }
@@ -223,36 +217,6 @@ public final class LeaseGiveBack
         }
         known.clear();
         return given;
-    }
-
-    /** A lease entry of the file with a balance, and the identifier its label holds whole. */
-    private record Named(int kindAction, Action action, String identifier)
-    {
-    }
-
-    /** @return the file's lease entries with a balance whose label is their whole identifier (the key says so). */
-    private static List<Named> namedLeases(final Doors doors)
-    {
-        final KeyHasher hasher = doors.table().hasher();
-        final List<Named> named = new ArrayList<>();
-        final Entry entry = new Entry();
-        doors.table().scans().forEachEntry((key, value) ->
-        {
-            entry.wrap(value);
-            if (entry.kind() != Entry.KIND_LEASE || LeaseWords.balanceVolatile(entry) <= 0 ||
-                entry.isTombstonedVolatile())
-            {
-                return;
-            }
-            final String label = entry.label();
-            final Action action = entry.action();
-            if (label.length() == entry.identifierLength() &&
-                Arrays.equals(hasher.key(label, action, Entry.KIND_LEASE), key))
-            {
-                named.add(new Named(ClusterGate.KIND | action.ordinal(), action, label));
-            }
-        });
-        return named;
     }
 
     /** One give-back, as the class says. @return {@link #GIVEN}, {@link #SKIPPED} or {@link #DOWN}. */
