@@ -184,7 +184,7 @@ final class Attachment
     {
         final boolean lastOfNode = cluster != null && agent.lastAttached(); // before leaving the registry
         agent.close(); // interrupts an idle give-back pass in flight: it stops at its next refund
-        if (cluster != null)
+        try
         {
             if (lastOfNode)
             {
@@ -194,9 +194,16 @@ final class Attachment
                 // lease only after a day without a refill, and waits a grace period after that
                 cluster.giveBacks().giveBackAll(doors);
             }
-            cluster.close(); // leases in flight end unavailable and write nothing once the owner is gone
-            cluster.flush(clusterRegion); // the last counts, those of the leases closing ended included
         }
-        table.detach();
+        finally
+        {
+            // whatever the give-back met, the client's threads stop and the file is left as a close leaves it
+            if (cluster != null)
+            {
+                cluster.close(); // leases in flight end unavailable and write nothing once the owner is gone
+                cluster.flush(clusterRegion); // the last counts, those of the leases closing ended included
+            }
+            table.detach();
+        }
     }
 }

@@ -369,9 +369,9 @@ public final class Floodgate implements AutoCloseable
      * on; the janitor and clock threads stop; this process's counts are folded into the file and it leaves the
      * process registry; table operations in flight (cold checks waiting for a segment, a janitor pass) are waited
      * for, each bounded by its timeout. State stays in the file. With a cluster quota, the node's last live
-     * process gives the unspent balances of the leases it knows back to Redis first (about a second at most, one
-     * refund's 50 ms bound when Redis is down); a process whose siblings still map the file leaves them the
-     * balances.
+     * process gives the unspent balances of its leases back to Redis first, and those of leases a closed sibling
+     * held whose identifier fits an entry's 48-byte label (about a second at most and one table scan, one
+     * refund's bound when Redis is down); a process whose siblings still map the file leaves them the balances.
      *
      * <p>The file is never unmapped under a check: a warm check that passed the closed test a moment before may
      * still be writing to it. It is unmapped when this instance becomes unreachable (a {@link Cleaner} action),

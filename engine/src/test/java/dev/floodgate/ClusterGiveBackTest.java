@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -99,6 +100,40 @@ class ClusterGiveBackTest
             assertTrue(record.matches("\\d+ R 5 5 0"), "the last JVM gave back bob's 5 unspent: " + record);
             assertEquals('L', lastOp(redis, longName),
                 "an identifier longer than the label cannot be named to Redis: its balance stays in the file");
+        }
+    }
+
+    /**
+     * Siblings configured differently (a rolling change): the last JVM has no cluster quota for the action a closed
+     * sibling leased, so it has no limit to send a refund with. Found by review: the refund threw out of close,
+     * which then never stopped the Redis client nor left the file.
+     */
+    @Test
+    void shouldCloseCleanlyWhenTheLastJvmHasNoClusterQuotaForALeaseInTheFile() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final FloodgateConfig publish = config(redis).clusterLimit(Action.SUBSCRIBE, 0, WINDOW_MS).build();
+            final FloodgateConfig subscribe = config(redis).clusterLimit(Action.PUBLISH, 0, WINDOW_MS).build();
+            final Floodgate first = Floodgate.open(publish);
+            final Floodgate second = Floodgate.open(subscribe);
+            try
+            {
+                admit(first, null, "bob", 1); // leases 6, spends 1
+                first.close();
+            }
+            finally
+            {
+                first.close();
+                assertDoesNotThrow(second::close);
+            }
+            assertEquals('L', lastOp(redis, "bob"), "not this JVM's to give back: its balance stays in the file");
+            try (Floodgate again = Floodgate.open(publish))
+            {
+                admit(again, null, "bob", 1); // the file, its registry and the lease are usable after that close
+            }
+            assertTrue(nodeRecord(redis, "bob").matches("\\d+ R 4 4 0"), "a later last close gives it back: " +
+                nodeRecord(redis, "bob"));
         }
     }
 

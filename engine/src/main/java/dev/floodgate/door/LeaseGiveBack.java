@@ -173,9 +173,10 @@ public final class LeaseGiveBack
     }
 
     /**
-     * Gives back every lease's balance (the node's last JVM is closing): those this JVM knows, then those of the
-     * file whose identifier its label holds whole; within {@link #PASS_BUDGET_NANOS} plus one refund's wait, and
-     * stops at the first refund that finds Redis unavailable.
+     * Gives back every lease's balance (the node's last JVM is closing): those this JVM knows, then, while Redis
+     * answers and the budget lasts, those {@link NamedLeases} finds (one scan of the table). Within
+     * {@link #PASS_BUDGET_NANOS} plus one refund's wait and that scan; stops at the first refund that finds Redis
+     * unavailable. Throws nothing: what is not given back stays in the file.
      *
      * @param doors the doors, whose table is scanned for the leases this JVM does not know.
      * @return the leases given back.
@@ -183,26 +184,23 @@ public final class LeaseGiveBack
     public synchronized int giveBackAll(final Doors doors)
     {
         final long start = ticker.nanos();
-        for (final NamedLeases.Named lease : NamedLeases.of(doors))
+        final int[] given = {0};
+        if (giveBackKnown(start, given) && rememberNamed(doors, start))
         {
-            // a lease a closed sibling refilled: remembered here, so the loop below gives it back too
-            if (ticker.nanos() - start < PASS_BUDGET_NANOS && !known.containsKey(new Ref(lease.kindAction(),
-                lease.identifier())))
-            {
-                final QuotaSlot slot = doors.slot(lease.identifier(), QuotaCache.hash(lease.identifier()),
-                    lease.kindAction(), lease.action(), null, Doors.ANY_VERSION);
-                if (slot != null)
-                {
-                    remember(slot, lease.action());
-                }
-            }
+            giveBackKnown(start, given); // the named ones; those given back already hold nothing now
         }
-        int given = 0;
+        known.clear();
+        return given[0];
+    }
+
+    /** @return false when it stopped early: the budget spent or Redis unavailable. */
+    private boolean giveBackKnown(final long start, final int[] given)
+    {
         for (final Watch watch : known.values())
         {
             if (ticker.nanos() - start >= PASS_BUDGET_NANOS)
             {
-                break;
+                return false;
             }
             if (!watch.slot.isCurrent() || LeaseWords.balanceVolatile(watch.slot.entry) <= 0)
             {
@@ -211,12 +209,28 @@ public final class LeaseGiveBack
             final int outcome = giveBack(watch);
             if (outcome == DOWN)
             {
-                break;
+                return false;
             }
-            given += outcome == GIVEN ? 1 : 0;
+            given[0] += outcome == GIVEN ? 1 : 0;
         }
-        known.clear();
-        return given;
+        return ticker.nanos() - start < PASS_BUDGET_NANOS;
+    }
+
+    /** Remembers the file's leases a closed sibling refilled, when named. @return whether it remembered any. */
+    private boolean rememberNamed(final Doors doors, final long start)
+    {
+        boolean any = false;
+        for (final NamedLeases.Named lease : NamedLeases.of(doors))
+        {
+            final QuotaSlot slot = ticker.nanos() - start >= PASS_BUDGET_NANOS ||
+                known.containsKey(new Ref(lease.kindAction(), lease.identifier())) ? null : lease.resolve(doors);
+            if (slot != null)
+            {
+                remember(slot, lease.action());
+                any = true;
+            }
+        }
+        return any;
     }
 
     /** One give-back, as the class says. @return {@link #GIVEN}, {@link #SKIPPED} or {@link #DOWN}. */
