@@ -27,9 +27,10 @@ import java.util.function.Consumer;
  * the command timeout, are rejected at once while the connection is down (and those in flight when it drops are
  * failed, not replayed), and at most {@link #REQUEST_QUEUE} wait for a reply. Lettuce reconnects a connection it
  * once had; the first one is tried in the background, again at most every {@link #RETRY}, until it succeeds.
- * Each time a connection comes up (the first, and every reconnect) the owner's {@code onConnect} is given its
- * commands before any caller's: the first connection is handed to callers only after {@code onConnect} sent what
- * it sends, so Redis runs that first on the connection. Thread-safe.
+ * Each time a connection comes up the owner's {@code onConnect} is given its commands: the first connection is
+ * handed to callers only after {@code onConnect} sent what it sends, so Redis runs that first on it; after a
+ * reconnect it is sent as soon as Lettuce reports the connection up, which callers' commands may precede (the
+ * owner must not depend on it then). Thread-safe.
  */
 final class RedisConnector implements AutoCloseable
 {
@@ -97,8 +98,8 @@ final class RedisConnector implements AutoCloseable
                 final StatefulRedisConnection<byte[], byte[]> open = connection.get();
                 if (open != null && handler == open)
                 {
-                    // a reconnect (the first connection is not published yet): after this event has run its
-                    // course, so the connection accepts commands
+                    // a reconnect (the first connection is not published yet); off Lettuce's listener callback,
+                    // on its executor: best effort, callers' commands may reach Redis first
                     execute(() -> sendOnConnect(open));
                 }
             }

@@ -16,9 +16,10 @@ import java.util.regex.Pattern;
 
 /**
  * A node's client of the lease server: leases tokens of a cluster bucket and gives them back, through the one
- * script ({@code lease.lua}, run by EVALSHA). The script is loaded (SCRIPT LOAD) on every new connection, ahead
- * of the calls on it, so a node's first lease is one round trip, not a NOSCRIPT and an EVAL; a call that meets
- * NOSCRIPT anyway (a SCRIPT FLUSH, a restarted Redis answering before the load) sends it whole by EVAL.
+ * script ({@code lease.lua}, run by EVALSHA). The script is loaded (SCRIPT LOAD) on the first connection ahead of
+ * any call, so a node's first lease is one round trip, not a NOSCRIPT and an EVAL, and again on every reconnect
+ * (best effort); a call that meets NOSCRIPT anyway (a SCRIPT FLUSH, a restarted Redis answering a call before the
+ * reconnect's load) sends it whole by EVAL.
  *
  * <p>Guarantees, under any concurrency: every call ends in exactly one {@link Lease}, never an exception (bad
  * arguments aside, which are programming errors); a synchronous call returns within the timeout it was opened with

@@ -107,13 +107,13 @@ public final class WorkerCommand implements Callable<Integer>
         final List<Lane> parsed = lanes.stream().map(Lane::parse).toList();
         try (Floodgate gate = Floodgate.open(builder.build()))
         {
-            if (warmupMs > 0 && !warmUp(gate, parsed))
-            {
-                return 1;
-            }
             if (!awaitCluster(gate))
             {
                 System.err.println("worker: not connected to the cluster's Redis within " + CONNECT_WAIT_S + " s");
+                return 1;
+            }
+            if (warmupMs > 0 && !warmUp(gate, parsed))
+            {
                 return 1;
             }
             out.println("READY " + ProcessHandle.current().pid());
