@@ -3,6 +3,7 @@ package dev.floodgate.cluster;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -13,6 +14,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 
 import java.net.SocketAddress;
@@ -30,7 +33,15 @@ import java.util.function.Consumer;
  * Each time a connection comes up the owner's {@code onConnect} is given its commands: the first connection is
  * handed to callers only after {@code onConnect} sent what it sends, so Redis runs that first on it; after a
  * reconnect it is sent as soon as Lettuce reports the connection up, which callers' commands may precede (the
- * owner must not depend on it then). Thread-safe.
+ * owner must not depend on it then).
+ *
+ * <p>A connection Lettuce believes up may be silently dead (no RST, no FIN: a dropped route, an expired NAT entry, a
+ * moved address), and Lettuce would keep it until the kernel gives up, minutes to hours. The owner reports each
+ * command that failed ({@link #failed}); when {@link SilenceWatchdog}'s rule says the connection is dead, it is
+ * closed and a new one connected by the same background path as the first (so its {@code onConnect} commands go
+ * first), while calls are refused at once instead of each waiting out its timeout. With the engine's 1 s bound and
+ * calls coming, leasing resumes at most about 5 s after the silence began (a timeout, {@link SilenceWatchdog#SILENCE},
+ * and the next call's timeout), plus the new connection's handshake. Thread-safe.
  */
 final class RedisConnector implements AutoCloseable
 {
@@ -53,6 +64,7 @@ final class RedisConnector implements AutoCloseable
     private final AtomicReference<StatefulRedisConnection<byte[], byte[]>> connection = new AtomicReference<>();
     private final AtomicBoolean connecting = new AtomicBoolean();
     private final Consumer<RedisAsyncCommands<byte[], byte[]>> onConnect;
+    private final SilenceWatchdog watchdog = new SilenceWatchdog();
     private volatile long nextAttemptNanos;
     private volatile boolean closed;
 
@@ -80,6 +92,15 @@ final class RedisConnector implements AutoCloseable
             .computationThreadPoolSize(2)
             .timer(timer)
             .reconnectDelay(Delay.exponential(Duration.ofMillis(10), RETRY, 2, TimeUnit.MILLISECONDS))
+            .nettyCustomizer(new NettyCustomizer()
+            {
+                @Override
+                public void afterChannelInitialized(final Channel channel)
+                {
+                    // first: it sees bytes as they arrive, before any decoding, also for a late reply
+                    channel.pipeline().addFirst(watchdog.noter());
+                }
+            })
             .build();
         this.client = RedisClient.create(resources);
         client.setOptions(ClientOptions.builder()
@@ -100,6 +121,7 @@ final class RedisConnector implements AutoCloseable
                 {
                     // a reconnect (the first connection is not published yet); off Lettuce's listener callback,
                     // on its executor: best effort, callers' commands may reach Redis first
+                    watchdog.reset();
                     execute(() -> sendOnConnect(open));
                 }
             }
@@ -127,6 +149,30 @@ final class RedisConnector implements AutoCloseable
     {
         final StatefulRedisConnection<byte[], byte[]> open = connection.get();
         return open != null && open.isOpen();
+    }
+
+    /**
+     * Reports a command that failed, for the watchdog; a command that was answered needs no report (the watchdog
+     * sees every read). Never blocks, never throws.
+     *
+     * @param commands what the command was sent on, as {@link #commands()} returned it.
+     * @param error    how it failed; null (answered) is ignored.
+     */
+    void failed(final RedisAsyncCommands<byte[], byte[]> commands, final Throwable error)
+    {
+        final StatefulRedisConnection<byte[], byte[]> open = connection.get();
+        // a command of a connection replaced already, or one Lettuce knows is down and reconnects by itself
+        if (error == null || open == null || commands.getStatefulConnection() != open || !open.isOpen())
+        {
+            return;
+        }
+        if (watchdog.ended(timedOut(error), System.nanoTime()) && connection.compareAndSet(open, null))
+        {
+            // closing fails its commands in flight, every one a caller has been or is about to be told unavailable
+            open.closeAsync();
+            nextAttemptNanos = System.nanoTime();
+            connectInBackground();
+        }
     }
 
     /**
@@ -163,6 +209,7 @@ final class RedisConnector implements AutoCloseable
                 {
                     if (opened != null)
                     {
+                        watchdog.reset();
                         sendOnConnect(opened); // before any caller's command: Redis runs it first
                         connection.set(opened);
                         if (closed)
@@ -217,6 +264,18 @@ final class RedisConnector implements AutoCloseable
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
         timer.stop();
+    }
+
+    private static boolean timedOut(final Throwable error)
+    {
+        for (Throwable cause = error; cause != null; cause = cause.getCause())
+        {
+            if (cause instanceof RedisCommandTimeoutException)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Thread daemon(final Runnable runnable, final String name)

@@ -200,6 +200,7 @@ public final class RedisLeases implements AutoCloseable
         {
             counters.roundTrip();
             commands.<Object>evalsha(SCRIPT.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture()
+                .whenComplete((reply, error) -> connector.failed(commands, error))
                 .exceptionallyCompose(error -> unknownScript(error) ? sendWhole(commands, keys, args) :
                     CompletableFuture.failedFuture(error))
                 .whenComplete((reply, error) -> result.complete(error == null ? LeaseScript.parse(reply) :
@@ -208,6 +209,7 @@ public final class RedisLeases implements AutoCloseable
         catch (final RuntimeException ex)
         {
             // Lettuce may refuse at once (disconnected, queue full, closed) by throwing instead of failing the future
+            connector.failed(commands, ex);
             result.complete(Lease.unavailable());
         }
         return result.completeOnTimeout(Lease.unavailable(), timeoutMs, TimeUnit.MILLISECONDS);
@@ -218,7 +220,8 @@ public final class RedisLeases implements AutoCloseable
     {
         counters.scriptReload();
         counters.roundTrip();
-        return commands.<Object>eval(SCRIPT.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+        return commands.<Object>eval(SCRIPT.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture()
+            .whenComplete((reply, error) -> connector.failed(commands, error));
     }
 
     private static boolean unknownScript(final Throwable error)

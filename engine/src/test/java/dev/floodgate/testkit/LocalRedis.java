@@ -81,6 +81,12 @@ public final class LocalRedis implements AutoCloseable
         }
     }
 
+    /** @return the server's port on 127.0.0.1. */
+    public int port()
+    {
+        return port;
+    }
+
     /** @return {@code redis://127.0.0.1:<port>/0}. */
     public String uri()
     {
