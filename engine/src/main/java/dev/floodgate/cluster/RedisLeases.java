@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  * a call that ended unavailable may be retried with the same seq: it is either applied then, or its first answer is
  * replayed, and nothing is taken twice. The seq of a (key, node) must grow from one request to the next: an older
  * one is {@link Lease.Outcome#STALE} and changes nothing. So a node must not reuse its name with a counter that
- * restarts (a new incarnation takes a new name, or seqs that keep growing, such as the clock's).
+ * restarts (a new incarnation takes a new name, or seqs that keep growing, such as the clock's). A connection that
+ * goes silent without being closed is replaced after three timeouts in a row and 3 s without a byte from Redis
+ * (package-private {@code SilenceWatchdog}); calls meanwhile end unavailable, within their bound as always.
  *
  * <p>Thread-safe; calls may come from any thread, many at once, over the one connection. The stages returned by
  * the asynchronous calls complete on Lettuce's or the JDK's timer thread: do no blocking work in a dependent stage.
