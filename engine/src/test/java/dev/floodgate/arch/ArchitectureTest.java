@@ -40,7 +40,8 @@ class ArchitectureTest
     /** Lettuce and what it brings: optional, so only named where a cluster quota is configured. */
     static final String[] LETTUCE = {"io.lettuce..", "io.netty..", "reactor.."};
     /** The only classes that name Lettuce types: the rest of the cluster package loads without Lettuce. */
-    static final Set<String> LETTUCE_USERS = Set.of("RedisLeases", "RedisConnector");
+    /** The client, and the watchdog whose Netty handler only the client's connector makes. */
+    static final Set<String> LETTUCE_USERS = Set.of("RedisLeases", "RedisConnector", "SilenceWatchdog");
     static final String[] PUBLIC = {"dev.floodgate", "dev.floodgate.reader", "dev.floodgate.metrics"};
     /** The API's value types and exceptions: all the internal packages may know of the API. */
     static final Set<String> API_VALUES = Set.of("Action", "BlockedEntry", "Charge", "ClusterStats",
