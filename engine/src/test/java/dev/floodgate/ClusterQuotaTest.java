@@ -1,5 +1,9 @@
 package dev.floodgate;
 
+import dev.floodgate.door.ShardedWindow;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.FloodgateReader;
+import dev.floodgate.reader.TableEntry;
 import dev.floodgate.testkit.ClusterKit;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
@@ -112,6 +116,54 @@ class ClusterQuotaTest
                 assertEquals(0, probe.remaining(), "the probe says what the node last heard: " + probe);
                 assertTrue(probe.retryAfterMs() > 1_000, probe.toString());
                 assertEquals(1_000, probe.limit(), "the node's limit stands");
+            }
+        }
+    }
+
+    @Test
+    void shouldGiveBackTheNodesOneTokenWindowClaimWhenTheClusterRefuses() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            // a cluster quota of 5 a minute, leased whole; the node's window is far larger
+            final Path file = dir.resolve("node.map");
+            final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
+                .limit(Action.PUBLISH, 1_000, 60_000).clusterRedisUri(redis.uri())
+                .clusterLimit(Action.PUBLISH, 5, 60_000).clusterLease(Action.PUBLISH, 5)
+                .clusterFallbackLocal(Action.PUBLISH, false).build();
+            try (Floodgate gate = Floodgate.open(config))
+            {
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                long admitted = 0;
+                int refusedByCluster = 0;
+                while (refusedByCluster < 20)
+                {
+                    final long result = gate.checkLimitInCaller("bob", Action.PUBLISH);
+                    if (result == Floodgate.ADMITTED)
+                    {
+                        admitted++;
+                    }
+                    else if (admitted == 5)
+                    {
+                        refusedByCluster++; // the cluster is spent: every node claim from here on goes back
+                    }
+                    assertTrue(System.nanoTime() - deadline < 0, "the lease arrived within 30 s");
+                }
+                assertEquals(5, admitted, "the cluster's quota");
+                try (FloodgateReader reader = FloodgateReader.open(file))
+                {
+                    final TableEntry window = reader.entries().stream()
+                        .filter(e -> e.kind() == EntryKind.WINDOW && e.action() == Action.PUBLISH &&
+                            e.label().equals("bob"))
+                        .findFirst().orElseThrow();
+                    long used = 0;
+                    for (final long word : window.shardWords())
+                    {
+                        used += ShardedWindow.used(word);
+                    }
+                    assertEquals(5, used, "the node's window counts what both admitted, not the " +
+                        "refused checks' claims");
+                }
             }
         }
     }

@@ -137,6 +137,24 @@ public final class ClusterGate implements AutoCloseable
     long admit(final Doors doors, final CharSequence identifier, final int hash, final Action action, final long cost,
         final QuotaSlot node)
     {
+        // the warm path, kept small enough to inline into the doors: the node's slot links a lease that covers it
+        final QuotaSlot linked = node != null ? node.lease : null;
+        if (linked != null && cost <= limits[action.ordinal()])
+        {
+            final long left = LeaseBalance.spend(linked.entry, linked.generation, cost);
+            if (left >= 0)
+            {
+                fetcher.refillIfLow(linked, left, identifier, action);
+                return CheckResult.ADMITTED;
+            }
+        }
+        return admitCold(doors, identifier, hash, action, cost, node);
+    }
+
+    /** {@link #admit} without a linked lease, or one that cannot cover the cost (or was reclaimed). */
+    private long admitCold(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final long cost, final QuotaSlot node)
+    {
         if (cost > limits[action.ordinal()])
         {
             return CheckResult.NEVER; // the doors answer this before claiming; a guard for any other caller
@@ -153,13 +171,13 @@ public final class ClusterGate implements AutoCloseable
             {
                 return doors.unavailableResult(action); // the table could not give the lease entry in time
             }
-            final int spent = LeaseBalance.spend(slot.entry, slot.generation, cost);
-            if (spent == LeaseBalance.SPENT)
+            final long left = LeaseBalance.spend(slot.entry, slot.generation, cost);
+            if (left >= 0)
             {
-                fetcher.refillIfLow(slot, identifier, action);
+                fetcher.refillIfLow(slot, left, identifier, action);
                 return CheckResult.ADMITTED;
             }
-            if (spent == LeaseBalance.SHORT)
+            if (left == LeaseBalance.SHORT)
             {
                 final long answer = whenShort(slot, identifier, action, cost);
                 if (answer != RESOLVE)
@@ -214,13 +232,13 @@ public final class ClusterGate implements AutoCloseable
                 LockSupport.parkNanos(WAIT_STEP_NANOS);
             }
         }
-        final int spent = LeaseBalance.spend(entry, slot.generation, cost);
-        if (spent == LeaseBalance.SPENT)
+        final long left = LeaseBalance.spend(entry, slot.generation, cost);
+        if (left >= 0)
         {
-            fetcher.refillIfLow(slot, identifier, action);
+            fetcher.refillIfLow(slot, left, identifier, action);
             return CheckResult.ADMITTED;
         }
-        if (spent == LeaseBalance.GONE)
+        if (left == LeaseBalance.GONE)
         {
             return RESOLVE;
         }

@@ -30,12 +30,10 @@ import dev.floodgate.store.LeaseWords;
  */
 final class LeaseBalance
 {
-    /** {@link #spend}: the tokens were taken. */
-    static final int SPENT = 0;
     /** {@link #spend}: the balance holds fewer than the cost; nothing taken. */
-    static final int SHORT = 1;
+    static final long SHORT = -1;
     /** {@link #spend}: the entry changed under the check (reclaimed); nothing taken, resolve it again. */
-    static final int GONE = 2;
+    static final long GONE = -2;
 
     /** The refill word's low bits: who fetches. */
     static final int HOLDER_BITS = 24;
@@ -57,9 +55,11 @@ final class LeaseBalance
      * @param entry      a lease entry.
      * @param generation the generation it was resolved at.
      * @param cost       tokens, at least 1.
-     * @return {@link #SPENT}, {@link #SHORT} or {@link #GONE}.
+     * @return the balance left after taking {@code cost} (0 or more: the tokens were taken), {@link #SHORT} or
+     * {@link #GONE}. The balance left is what the compare-and-set wrote, so the refill test that follows a spend
+     * needs no second load of the word.
      */
-    static int spend(final Entry entry, final long generation, final long cost)
+    static long spend(final Entry entry, final long generation, final long cost)
     {
         while (true)
         {
@@ -74,7 +74,7 @@ final class LeaseBalance
             }
             if (LeaseWords.casBalance(entry, balance, balance - cost))
             {
-                return SPENT;
+                return balance - cost;
             }
         }
     }

@@ -69,14 +69,15 @@ final class LeaseFetcher
     /**
      * Starts one asynchronous lease when the balance left is under the slot's refill threshold (half a lease, or
      * what the last refill measured: {@link #threshold}) and no fetch is in flight.
+     *
+     * @param left the balance the check's spend left ({@link LeaseBalance#spend}).
      */
-    void refillIfLow(final QuotaSlot slot, final CharSequence identifier, final Action action)
+    void refillIfLow(final QuotaSlot slot, final long left, final CharSequence identifier, final Action action)
     {
         final int a = action.ordinal();
         final Entry entry = slot.entry;
         final long below = slot.refillBelow;
-        if (LeaseWords.balanceVolatile(entry) >= (below != 0 ? below : (leaseSize[a] + 1) / 2) ||
-            LeaseWords.refillVolatile(entry) != 0)
+        if (left >= (below != 0 ? below : (leaseSize[a] + 1) / 2) || LeaseWords.refillVolatile(entry) != 0)
         {
             return;
         }

@@ -61,37 +61,80 @@ final class WindowDoor
                 return Outcomes.never(doors, identifier, hash, action, rule);
             }
             final boolean clustered = doors.clustered(action);
-            final long[] receipts = cost == 1 && !clustered ? null : doors.scratch.get();
             final QuotaSlot slot = doors.slot(identifier, hash, KIND | action.ordinal(), action, rule,
                 Doors.ANY_VERSION, held);
             if (slot == null)
             {
                 return Outcomes.unavailable(doors, action);
             }
-            final int claimed = WindowClaim.claim(slot.entry, slot.generation, doors.policyRegion,
-                policy.generation(), rule, cursor.number(), cost, receipts, clustered);
-            if (claimed == WindowClaim.ADMITTED || claimed == WindowClaim.REFUSED)
+            final long result = clustered ?
+                clustered(doors, identifier, hash, action, cost, policy, rule, cursor, slot, nowMs) :
+                nodeOnly(doors, cost, policy, rule, cursor, slot, nowMs);
+            if (result != STALE)
             {
-                long result = claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED :
-                    Math.max(1, cursor.endMs() - nowMs);
-                if (clustered && claimed == WindowClaim.ADMITTED)
-                {
-                    result = doors.cluster.admit(doors, identifier, hash, action, cost, slot);
-                    if (result != CheckResult.ADMITTED)
-                    {
-                        // the cluster refused what the node admitted: the node's claim goes back
-                        WindowClaim.giveBack(slot.entry, slot.generation, receipts, doors.shards);
-                    }
-                    else
-                    {
-                        java.util.Arrays.fill(receipts, 0); // kept for a give-back that was not needed
-                    }
-                }
                 return Outcomes.outcome(doors, identifier, hash, action, rule, result, nowNanos);
             }
             // STALE_ENTRY: the cached slot fails isCurrent and is resolved again; STALE_POLICY: reloaded above
         }
         return Outcomes.unavailable(doors, action); // the policy or the entry changed under every attempt: do not spin
+    }
+
+    /** {@link #nodeOnly} and {@link #clustered}: the policy or the entry changed under the claim; check again. */
+    private static final long STALE = Long.MIN_VALUE;
+
+    /** @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link #STALE}. */
+    private static long nodeOnly(final Doors doors, final long cost, final PolicySnapshot policy,
+        final ActionRule rule, final ActionRule.WindowCursor cursor, final QuotaSlot slot, final long nowMs)
+    {
+        final int claimed = WindowClaim.claim(slot.entry, slot.generation, doors.policyRegion, policy.generation(),
+            rule, cursor.number(), cost, cost == 1 ? null : doors.scratch.get(), false);
+        return claimed == WindowClaim.ADMITTED ? CheckResult.ADMITTED :
+            claimed == WindowClaim.REFUSED ? Math.max(1, cursor.endMs() - nowMs) : STALE;
+    }
+
+    /**
+     * The node's claim, then the cluster's ({@link ClusterGate#admit}); when the cluster refuses, the node's claim
+     * goes back. A one-token claim keeps its receipt as a {@linkplain WindowClaim#claimOne ticket}.
+     *
+     * @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link #STALE}.
+     */
+    private static long clustered(final Doors doors, final CharSequence identifier, final int hash,
+        final Action action, final long cost, final PolicySnapshot policy, final ActionRule rule,
+        final ActionRule.WindowCursor cursor, final QuotaSlot slot, final long nowMs)
+    {
+        final long number = cursor.number();
+        if (cost == 1)
+        {
+            final long ticket = WindowClaim.claimOne(slot.entry, slot.generation, doors.policyRegion,
+                policy.generation(), rule, number);
+            if (ticket < 0)
+            {
+                return ticket == -WindowClaim.REFUSED ? Math.max(1, cursor.endMs() - nowMs) : STALE;
+            }
+            final long result = doors.cluster.admit(doors, identifier, hash, action, 1, slot);
+            if (result != CheckResult.ADMITTED)
+            {
+                WindowClaim.giveBackOne(slot.entry, slot.generation, ticket, number);
+            }
+            return result;
+        }
+        final long[] receipts = doors.scratch.get();
+        final int claimed = WindowClaim.claim(slot.entry, slot.generation, doors.policyRegion, policy.generation(),
+            rule, number, cost, receipts, true);
+        if (claimed != WindowClaim.ADMITTED)
+        {
+            return claimed == WindowClaim.REFUSED ? Math.max(1, cursor.endMs() - nowMs) : STALE;
+        }
+        final long result = doors.cluster.admit(doors, identifier, hash, action, cost, slot);
+        if (result != CheckResult.ADMITTED)
+        {
+            WindowClaim.giveBack(slot.entry, slot.generation, receipts, doors.shards); // clears them too
+        }
+        else
+        {
+            java.util.Arrays.fill(receipts, 0); // kept for a give-back that was not needed
+        }
+        return result;
     }
 
     /**
