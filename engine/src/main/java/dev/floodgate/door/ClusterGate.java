@@ -16,7 +16,8 @@ import java.util.function.LongPredicate;
  * {@code cost}, spends it from the node's {@linkplain LeaseBalance lease} in the shared table; the door gives its
  * claim back when this refuses.
  *
- * <p><b>Warm</b>: one compare-and-set on the lease's balance, no network I/O. When the balance left falls below
+ * <p><b>Warm</b>: one compare-and-set on the lease's balance (the CPU's balance line of it when the lease is large
+ * enough: {@link LeaseBalance#spend}), no network I/O. When the central balance left falls below
  * the refill threshold (half a lease, raised to what the node spends during a refill's flight, twice over, up to a
  * whole lease: {@link LeaseFetcher#threshold}), the check that wins the refill word starts one asynchronous lease,
  * whose grant is committed when it completes. <b>Short</b> (a cold key, or spent faster than refilled): the check
@@ -141,7 +142,11 @@ public final class ClusterGate implements AutoCloseable
         final QuotaSlot linked = node != null ? node.lease : null;
         if (linked != null && cost <= limits[action.ordinal()])
         {
-            final long left = LeaseBalance.spend(linked.entry, linked.generation, cost);
+            final long left = LeaseBalance.spend(linked.entry, linked.generation, cost, leaseSize[action.ordinal()]);
+            if (left == LeaseBalance.SPENT_ON_LINE)
+            {
+                return CheckResult.ADMITTED;
+            }
             if (left >= 0)
             {
                 fetcher.refillIfLow(linked, left, identifier, action);
@@ -171,7 +176,7 @@ public final class ClusterGate implements AutoCloseable
             {
                 return doors.unavailableResult(action); // the table could not give the lease entry in time
             }
-            final long left = LeaseBalance.spend(slot.entry, slot.generation, cost);
+            final long left = LeaseBalance.spend(slot.entry, slot.generation, cost, leaseSize[action.ordinal()]);
             if (left >= 0)
             {
                 fetcher.refillIfLow(slot, left, identifier, action);
@@ -211,7 +216,7 @@ public final class ClusterGate implements AutoCloseable
             return fallback(action);
         }
         final Entry entry = slot.entry;
-        final long emptyMs = LeaseBalance.emptyForMs(entry, now / 1_000_000L);
+        final long emptyMs = LeaseRefill.emptyForMs(entry, now / 1_000_000L);
         if (emptyMs > 0)
         {
             return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
@@ -232,7 +237,7 @@ public final class ClusterGate implements AutoCloseable
                 LockSupport.parkNanos(WAIT_STEP_NANOS);
             }
         }
-        final long left = LeaseBalance.spend(entry, slot.generation, cost);
+        final long left = LeaseBalance.spend(entry, slot.generation, cost, leaseSize[a]);
         if (left >= 0)
         {
             fetcher.refillIfLow(slot, left, identifier, action);
@@ -243,7 +248,7 @@ public final class ClusterGate implements AutoCloseable
             return RESOLVE;
         }
         final long later = ticker.nanos();
-        final long waitMs = LeaseBalance.emptyForMs(entry, later / 1_000_000L);
+        final long waitMs = LeaseRefill.emptyForMs(entry, later / 1_000_000L);
         if (waitMs > 0)
         {
             return refused(a, waitMs);

@@ -5,26 +5,15 @@ import dev.floodgate.store.LeaseWords;
 
 /**
  * The node's side of a cluster quota (issue 12): the tokens leased from the cluster's bucket and not yet spent,
- * held in a lease entry of the shared table so every JVM of the node spends the same balance, and the words that
- * let one JVM at a time refill it. Every write loads its word, then passes the entry's generation test, then
+ * held in a lease entry of the shared table so every JVM of the node spends the same balance. Every write loads its word, then passes the entry's generation test, then
  * compares-and-sets, as {@link Entry}'s protocol requires: a write never lands on a reclaimed entry.
  *
- * <p><b>Spending</b> is all or nothing: {@link #spend} takes {@code cost} tokens or none. A spend given back
+ * <p><b>Spending</b> is all or nothing: {@link #spend} takes {@code cost} tokens or none, from the CPU's balance
+ * line when the lease is large enough, so CPUs spending one key do not share a cache line. A spend given back
  * ({@link #giveBack}) returns its tokens, so a check whose other quota refused leaves the balance as it found it.
  *
- * <p><b>Refilling.</b> The JVM that wins the refill word ({@link #claimRefill}) asks Redis for a lease with the
- * entry's sequence number, then {@link #commitGrant commits} the answer: the sequence moves on by one and the
- * grant is added, in that order. The server applies a (bucket, node, sequence) once and replays its answer to a
- * retry, so a fetcher that took over from one killed or stalled mid-fetch sends the same number and gets the same
- * grant; only the first commit of a number adds it. A JVM killed between the two steps loses that grant: the
- * node then admits less than the cluster leased it, never more. The refill word holds {@code since ms << 24 |
- * holder} (the fetcher's registry slot and token bits, {@link RefillHolders}): a word whose holder the kernel says
- * is dead is taken over once it is older than a check's wait; one older than the takeover timeout belongs to a
- * fetcher presumed dead (or frozen) in any case.
- *
- * <p><b>Giving back</b> ({@link LeaseGiveBack}) holds the refill word too: {@link #takeAll} empties the balance by
- * one compare-and-set, and {@link #reserveSequence} moves the sequence on before the refund is sent with the old
- * number, so no later lease reuses it.
+ * <p>Giving back ({@link LeaseGiveBack}) takes the whole balance, {@link #takeAll}; the refill word, the sequence
+ * and the cluster's empty mark are {@link LeaseRefill}'s.
  *
  * <p>Stateless; thread-safe across the node's threads and processes.
  */
@@ -34,45 +23,86 @@ final class LeaseBalance
     static final long SHORT = -1;
     /** {@link #spend}: the entry changed under the check (reclaimed); nothing taken, resolve it again. */
     static final long GONE = -2;
-
-    /** The refill word's low bits: who fetches. */
-    static final int HOLDER_BITS = 24;
-    private static final long HOLDER_MASK = (1L << HOLDER_BITS) - 1;
-    /**
-     * A refill word younger than this is not asked about (a live fetch ends in well under it, and the question is a
-     * system call): a check's own wait.
-     */
-    private static final long PROBE_AFTER_MS = ClusterGate.CHECK_WAIT_NANOS / 1_000_000L;
-    private static final long MS_MASK = (1L << 40) - 1;
-    /** Sequence numbers a millisecond of wall clock is worth: a lease entry made again starts past its old ones. */
-    private static final long SEQUENCES_PER_MS = 1_000L;
+    /** {@link #spend}: spent from the CPU's balance line; the central balance did not move, no refill test is due. */
+    static final long SPENT_ON_LINE = Long.MAX_VALUE;
+    /** A line takes a quarter of a lease over the lines from the central balance at a time: see {@link #spend}. */
+    private static final long CHUNKS_PER_LEASE_AND_LINE = 4;
+    /** Lines are used when a chunk is at least this many tokens; below, a line would save no compare-and-set. */
+    private static final long MIN_CHUNK = 2;
 
     private LeaseBalance()
     {
     }
 
     /**
+     * Spends {@code cost} tokens, all or nothing.
+     *
+     * <p><b>Where from.</b> Grants land in the central balance. When the lease is large enough for the file's
+     * balance lines ({@code lease / (4 x lines)} at least 2 tokens, the chunk), a spend takes from its CPU's line
+     * (the thread's probe picks it, as the window door picks its shard): two CPUs spending one key then never write
+     * one cache line, where one balance word made every spend of every CPU bounce it (the clustered window check
+     * cost 4x the node-only one with two threads). A line that cannot cover the cost spends what it holds and takes the
+     * rest and a chunk from the central balance by one compare-and-set, keeping the chunk; a central balance that
+     * cannot cover it either gathers from every line and the central balance (the last tokens of a lease, wherever
+     * they sit), as does a spend whose own lease is too small for lines while a sibling JVM's filled them.
+     * Tokens are the node's wherever they sit: each moves by one generation-checked compare-and-set, so none is
+     * spent twice; a process killed between taking a chunk and adding it to its line loses the chunk
+     * (under-admission). While a spend carries tokens between two words, another spend may find the balance short
+     * although the sum covers it: only when both the CPU's line and the central balance are short, i.e. at a
+     * lease's end, where the check then waits for the refill as it would.
+     *
      * @param entry      a lease entry.
      * @param generation the generation it was resolved at.
      * @param cost       tokens, at least 1.
-     * @return the balance left after taking {@code cost} (0 or more: the tokens were taken), {@link #SHORT} or
-     * {@link #GONE}. The balance left is what the compare-and-set wrote, so the refill test that follows a spend
-     * needs no second load of the word.
+     * @param lease      the action's lease size.
+     * @return {@link #SPENT_ON_LINE}; or the central balance left after a chunk was taken from it or the cost
+     * gathered (0 or more: the refill test's figure); {@link #SHORT} or {@link #GONE}.
      */
-    static long spend(final Entry entry, final long generation, final long cost)
+    static long spend(final Entry entry, final long generation, final long cost, final long lease)
     {
+        final int lines = LeaseWords.lineCount(entry);
+        if (lines == 0 || lease < MIN_CHUNK * CHUNKS_PER_LEASE_AND_LINE * lines)
+        {
+            return spendCentral(entry, generation, cost);
+        }
+        int probe = ShardProbe.probe();
+        int line = ShardProbe.shard(probe, lines);
         while (true)
         {
-            final long balance = LeaseWords.balanceVolatile(entry);
+            final long balance = LeaseWords.lineVolatile(entry, line);
             if (!entry.isCurrentAcquire(generation))
             {
                 return GONE;
             }
             if (balance < cost)
             {
-                return SHORT;
+                return refillLine(entry, generation, cost, lease / (CHUNKS_PER_LEASE_AND_LINE * lines), line,
+                    balance);
             }
-            if (LeaseWords.casBalance(entry, balance, balance - cost))
+            if (LeaseWords.casLine(entry, line, balance, balance - cost))
+            {
+                return SPENT_ON_LINE;
+            }
+            probe = ShardProbe.advance(probe); // another thread on this line: spread, as the window door does
+            line = ShardProbe.shard(probe, lines);
+        }
+    }
+
+    private static long spendCentral(final Entry entry, final long generation, final long cost)
+    {
+        while (true)
+        {
+            final long balance = LeaseWords.centralVolatile(entry);
+            if (!entry.isCurrentAcquire(generation))
+            {
+                return GONE;
+            }
+            if (balance < cost)
+            {
+                // a sibling JVM configured with a larger lease may have moved tokens onto the lines
+                return LeaseWords.lineCount(entry) == 0 ? SHORT : gather(entry, generation, cost);
+            }
+            if (LeaseWords.casCentral(entry, balance, balance - cost))
             {
                 return balance - cost;
             }
@@ -80,7 +110,110 @@ final class LeaseBalance
     }
 
     /**
-     * Returns the tokens of a spend (or adds a grant).
+     * The CPU's line holds {@code onLine}, less than the cost: the line's tokens pay what they can, the central
+     * balance the rest and a chunk, which stays on the line. So a line holds at most a chunk after a refill (at
+     * most a chunk plus {@code cost - 1} tokens at any time), and the lines together about a quarter of a lease.
+     */
+    private static long refillLine(final Entry entry, final long generation, final long cost, final long chunk,
+        final int line, final long onLine)
+    {
+        while (true)
+        {
+            final long central = LeaseWords.centralVolatile(entry);
+            if (!entry.isCurrentAcquire(generation))
+            {
+                return GONE;
+            }
+            final long need = cost - onLine;
+            if (central < need)
+            {
+                return gather(entry, generation, cost);
+            }
+            final long take = Math.min(central, need + chunk);
+            if (LeaseWords.casCentral(entry, central, central - take))
+            {
+                final int settled = settleLine(entry, generation, line, take - cost);
+                if (settled == SETTLED)
+                {
+                    return central - take;
+                }
+                if (settled == GONE)
+                {
+                    return GONE; // the take was the reclaimed entry's
+                }
+                // the line was spent below what the take needed meanwhile: the take goes back, the cost is gathered
+                giveBack(entry, generation, take);
+                return gather(entry, generation, cost);
+            }
+        }
+    }
+
+    private static final int SETTLED = 1;
+    private static final int SPENT_MEANWHILE = 0;
+
+    /**
+     * Adds {@code delta} (the take less the cost, negative when the line's own tokens pay part of it) to the line.
+     *
+     * @return {@link #SETTLED}; {@link #SPENT_MEANWHILE} when the line holds too little now (nothing written); or
+     * {@link #GONE} as an int when the entry changed (nothing written).
+     */
+    private static int settleLine(final Entry entry, final long generation, final int line, final long delta)
+    {
+        while (true)
+        {
+            final long balance = LeaseWords.lineVolatile(entry, line);
+            if (!entry.isCurrentAcquire(generation))
+            {
+                return (int)GONE;
+            }
+            if (balance + delta < 0)
+            {
+                return SPENT_MEANWHILE;
+            }
+            if (delta == 0 || LeaseWords.casLine(entry, line, balance, balance + delta))
+            {
+                return SETTLED;
+            }
+        }
+    }
+
+    /** The central balance cannot cover the cost: take it from wherever tokens sit, or take nothing. */
+    private static long gather(final Entry entry, final long generation, final long cost)
+    {
+        long gathered = 0;
+        for (int word = -1, lines = LeaseWords.lineCount(entry); word < lines && gathered < cost; word++)
+        {
+            while (true)
+            {
+                final long balance = word < 0 ? LeaseWords.centralVolatile(entry) :
+                    LeaseWords.lineVolatile(entry, word);
+                if (!entry.isCurrentAcquire(generation))
+                {
+                    return GONE; // what was gathered was the reclaimed entry's
+                }
+                if (balance <= 0)
+                {
+                    break;
+                }
+                final long take = Math.min(balance, cost - gathered);
+                if (word < 0 ? LeaseWords.casCentral(entry, balance, balance - take) :
+                    LeaseWords.casLine(entry, word, balance, balance - take))
+                {
+                    gathered += take;
+                    break;
+                }
+            }
+        }
+        if (gathered < cost)
+        {
+            giveBack(entry, generation, gathered); // to the central balance: a token is the node's wherever it sits
+            return SHORT;
+        }
+        return LeaseWords.centralVolatile(entry); // the refill test's figure (a grant may have landed meanwhile)
+    }
+
+    /**
+     * Returns the tokens of a spend (or adds a grant) to the central balance.
      *
      * @return false when the entry changed first (nothing written: the tokens are lost, which under-admits).
      */
@@ -88,12 +221,12 @@ final class LeaseBalance
     {
         while (true)
         {
-            final long balance = LeaseWords.balanceVolatile(entry);
+            final long balance = LeaseWords.centralVolatile(entry);
             if (!entry.isCurrentAcquire(generation))
             {
                 return false;
             }
-            if (LeaseWords.casBalance(entry, balance, balance + tokens))
+            if (tokens == 0 || LeaseWords.casCentral(entry, balance, balance + tokens))
             {
                 return true;
             }
@@ -101,159 +234,34 @@ final class LeaseBalance
     }
 
     /**
-     * Takes the whole balance, for a give-back to the cluster: one generation-checked compare-and-set to 0, so a
-     * token is either spent by a check or given back, never both. Call it holding the refill word.
+     * Takes the whole balance, the central one and every line's, for a give-back to the cluster: each by one
+     * generation-checked compare-and-set to 0, so a token is either spent by a check or given back, never both.
+     * Tokens a spend carries between two words at that moment stay with the node. Call it holding the refill word.
      *
-     * @return the tokens taken; 0 when the balance was empty or the entry changed (nothing taken).
+     * @return the tokens taken; 0 when the balance was empty or the entry changed (nothing taken after that).
      */
     static long takeAll(final Entry entry, final long generation)
     {
-        while (true)
+        long taken = 0;
+        for (int word = -1, lines = LeaseWords.lineCount(entry); word < lines; word++)
         {
-            final long balance = LeaseWords.balanceVolatile(entry);
-            if (!entry.isCurrentAcquire(generation) || balance <= 0)
+            while (true)
             {
-                return 0;
-            }
-            if (LeaseWords.casBalance(entry, balance, 0))
-            {
-                return balance;
-            }
-        }
-    }
-
-    /**
-     * Moves the sequence from {@code sequence} on by one before a refund is sent with it: a refund is never
-     * retried by another JVM, so its number is spent before the request leaves, and a later lease can never
-     * reuse it (a JVM killed after this step loses the refund's tokens: under-admission).
-     *
-     * @return false when the sequence had moved or the entry changed: send nothing.
-     */
-    static boolean reserveSequence(final Entry entry, final long generation, final long sequence)
-    {
-        return advance(entry, generation, sequence, sequence + 1);
-    }
-
-    /**
-     * Takes the refill word, when no fetch is in flight, or the one in flight started at least
-     * {@code takeoverNanos} ago, or its holder is dead and it started at least a check's wait ago.
-     *
-     * @param nowNanos monotonic ns, the same clock every JVM of the host reads.
-     * @param holders  this process's name, and who is alive.
-     * @return the claim, to {@link #releaseRefill} after the commit; 0 when another fetch holds the word, or the
-     * entry changed.
-     */
-    static long claimRefill(final Entry entry, final long generation, final long nowNanos, final long takeoverNanos,
-        final RefillHolders holders)
-    {
-        final long word = LeaseWords.refillVolatile(entry);
-        if (!entry.isCurrentAcquire(generation))
-        {
-            return 0;
-        }
-        final long nowMs = nowNanos / 1_000_000L;
-        if (word != 0)
-        {
-            final long ageMs = nowMs - sinceMs(word) & MS_MASK;
-            if (ageMs < takeoverNanos / 1_000_000L &&
-                (ageMs < PROBE_AFTER_MS || holders.alive().test(holderOf(word))))
-            {
-                return 0;
+                final long balance = word < 0 ? LeaseWords.centralVolatile(entry) :
+                    LeaseWords.lineVolatile(entry, word);
+                if (!entry.isCurrentAcquire(generation))
+                {
+                    return taken; // taken while the entry was current: lost with it, as its balance would be
+                }
+                if (balance <= 0 || (word < 0 ? LeaseWords.casCentral(entry, balance, 0) :
+                    LeaseWords.casLine(entry, word, balance, 0)))
+                {
+                    taken += Math.max(0, balance);
+                    break;
+                }
             }
         }
-        final long claim = (nowMs & MS_MASK) << HOLDER_BITS | holders.self();
-        final long nonZero = claim == 0 ? 1 : claim;
-        return nonZero != word && LeaseWords.casRefill(entry, word, nonZero) ? nonZero : 0;
+        return taken;
     }
 
-    /** Clears the refill word if it still holds {@code claim}: a fetcher taken over from clears nothing. */
-    static void releaseRefill(final Entry entry, final long generation, final long claim)
-    {
-        final long word = LeaseWords.refillVolatile(entry);
-        if (word == claim && entry.isCurrentAcquire(generation))
-        {
-            LeaseWords.casRefill(entry, claim, 0);
-        }
-    }
-
-    /** @return the sequence number a refill sends now. */
-    static long sequence(final Entry entry)
-    {
-        return LeaseWords.sequenceVolatile(entry);
-    }
-
-    /**
-     * Commits the answer to the lease request {@code sequence}: moves the sequence on, then adds the grant and
-     * touches the entry (the janitor's idle clock).
-     *
-     * @return true when this call committed it; false when another fetcher committed that sequence first (its
-     * grant, the same one replayed, is already in) or the entry changed.
-     */
-    static boolean commitGrant(final Entry entry, final long generation, final long sequence, final long tokens,
-        final long nowNanos)
-    {
-        if (!advance(entry, generation, sequence, sequence + 1))
-        {
-            return false;
-        }
-        if (tokens > 0)
-        {
-            giveBack(entry, generation, tokens);
-        }
-        entry.touchIfCurrent(generation, entry.touchedVolatile(), nowNanos);
-        return true;
-    }
-
-    /**
-     * After a {@code STALE} answer (the server saw a later sequence of this node for the bucket, as after the
-     * entry was reclaimed and made again): moves the sequence past both, to the wall clock's floor.
-     */
-    static void skipStale(final Entry entry, final long generation, final long sequence, final long wallMs)
-    {
-        advance(entry, generation, sequence, Math.max(sequence + 1, firstSequence(wallMs)));
-    }
-
-    /** @return a new lease entry's first sequence number: past any an earlier entry of the bucket has used. */
-    static long firstSequence(final long wallMs)
-    {
-        return wallMs * SEQUENCES_PER_MS;
-    }
-
-    /**
-     * Records that the cluster's bucket will not hold what a lease is worth asking for before {@code untilMs}:
-     * until then no JVM of the node asks, and a check the balance cannot cover is refused at once.
-     */
-    static void markEmpty(final Entry entry, final long generation, final long untilMs)
-    {
-        final long current = LeaseWords.emptyUntilVolatile(entry);
-        if (entry.isCurrentAcquire(generation))
-        {
-            LeaseWords.casEmptyUntil(entry, current, untilMs); // losing to another fetcher's mark is as good
-        }
-    }
-
-    /** @return the ms left before the cluster's bucket is worth asking again, 0 when it is now. */
-    static long emptyForMs(final Entry entry, final long nowMs)
-    {
-        return Math.max(0, LeaseWords.emptyUntilVolatile(entry) - nowMs);
-    }
-
-    /** @return the monotonic ms the refill word's fetch started at. */
-    static long sinceMs(final long word)
-    {
-        return word >>> HOLDER_BITS;
-    }
-
-    /** @return the refill word's fetcher, as {@link RefillHolders} names it. */
-    static long holderOf(final long word)
-    {
-        return word & HOLDER_MASK;
-    }
-
-    private static boolean advance(final Entry entry, final long generation, final long expected, final long next)
-    {
-        final long current = LeaseWords.sequenceVolatile(entry);
-        return current == expected && entry.isCurrentAcquire(generation) &&
-            LeaseWords.casSequence(entry, expected, next);
-    }
 }

@@ -70,7 +70,7 @@ final class LeaseFetcher
      * Starts one asynchronous lease when the balance left is under the slot's refill threshold (half a lease, or
      * what the last refill measured: {@link #threshold}) and no fetch is in flight.
      *
-     * @param left the balance the check's spend left ({@link LeaseBalance#spend}).
+     * @param left the central balance the check's spend left ({@link LeaseBalance#spend}).
      */
     void refillIfLow(final QuotaSlot slot, final long left, final CharSequence identifier, final Action action)
     {
@@ -82,7 +82,7 @@ final class LeaseFetcher
             return;
         }
         final long now = ticker.nanos();
-        if (isDown(a, now) || LeaseBalance.emptyForMs(entry, now / 1_000_000L) > 0)
+        if (isDown(a, now) || LeaseRefill.emptyForMs(entry, now / 1_000_000L) > 0)
         {
             return;
         }
@@ -99,13 +99,13 @@ final class LeaseFetcher
         final long want, final long now)
     {
         final Entry entry = slot.entry;
-        final long claim = LeaseBalance.claimRefill(entry, slot.generation, now, takeoverNanos, holders);
+        final long claim = LeaseRefill.claimRefill(entry, slot.generation, now, takeoverNanos, holders);
         if (claim == 0)
         {
             return null;
         }
         giveBacks.remember(slot, action);
-        final long sequence = LeaseBalance.sequence(entry);
+        final long sequence = LeaseRefill.sequence(entry);
         final long balanceAtStart = LeaseWords.balanceVolatile(entry);
         return source.lease(action, identifier.toString(), sequence, want).handle((grant, error) ->
         {
@@ -121,7 +121,7 @@ final class LeaseFetcher
             }
             finally
             {
-                LeaseBalance.releaseRefill(entry, slot.generation, claim);
+                LeaseRefill.releaseRefill(entry, slot.generation, claim);
                 Reference.reachabilityFence(held);
             }
             return (Void)null;
@@ -145,15 +145,15 @@ final class LeaseFetcher
                 {
                     slot.refillBelow = threshold(leaseSize[a], balanceAtStart, LeaseWords.balanceVolatile(slot.entry));
                 }
-                LeaseBalance.commitGrant(slot.entry, slot.generation, sequence, grant.tokens(), now);
+                LeaseRefill.commitGrant(slot.entry, slot.generation, sequence, grant.tokens(), now);
                 if (grant.tokens() < want)
                 {
                     final long halfLease = (leaseSize[a] + 1) / 2;
-                    LeaseBalance.markEmpty(slot.entry, slot.generation, now / 1_000_000L + grant.waitMs() +
+                    LeaseRefill.markEmpty(slot.entry, slot.generation, now / 1_000_000L + grant.waitMs() +
                         (long)Math.ceil((halfLease - 1) * msPerToken[a]));
                 }
             }
-            case LeaseSource.STALE -> LeaseBalance.skipStale(slot.entry, slot.generation, sequence,
+            case LeaseSource.STALE -> LeaseRefill.skipStale(slot.entry, slot.generation, sequence,
                 System.currentTimeMillis());
             default -> downUntil.set(a, now + 2 * ClusterGate.CHECK_WAIT_NANOS);
         }
@@ -165,8 +165,8 @@ final class LeaseFetcher
      * and at most a whole one; a whole one when the balance ran dry meanwhile. Half a lease whatever the rate was
      * the rule before: at a lease of 10^6 and 15 M checks a second, a refill slower than 33 ms (a loaded host) left
      * the balance empty and one benchmark trial refused 908,120 checks. A node then holds at most two leases
-     * unspent instead of one and a half (the under-admission bound); round trips still follow the admitted rate
-     * divided by the lease.
+     * unspent instead of one and a half, and the quarter lease its balance lines may hold (the under-admission
+     * bound, {@link LeaseBalance#spend}); round trips still follow the admitted rate divided by the lease.
      *
      * @param lease     the lease size.
      * @param atStart   the balance when the refill started (above 0: started by a spend, not a short check).

@@ -17,11 +17,11 @@ import java.util.concurrent.TimeUnit;
  * lease this JVM knows when it is the node's last to close ({@link #giveBackAll}).
  *
  * <p><b>One give-back</b>, under the entry's protocol (load, generation test, compare-and-set) at every step:
- * take the lease's refill word (a lease whose refill is in flight is in use: skipped), take the whole balance
- * with one compare-and-set to 0 ({@link LeaseBalance#takeAll}), move the sequence on first
- * ({@link LeaseBalance#reserveSequence}), send the refund with the old number and wait for it, then release the
+ * take the lease's refill word (a lease whose refill is in flight is in use: skipped), take the whole balance,
+ * each of its words by one compare-and-set to 0 ({@link LeaseBalance#takeAll}), move the sequence on first
+ * ({@link LeaseRefill#reserveSequence}), send the refund with the old number and wait for it, then release the
  * word. <b>Guaranteed under concurrency</b>, across every JVM of the node: a token is spent by a check or given
- * back, never both (the one compare-and-set decides); the server applies a refund at most once (its sequence is
+ * back, never both (a word's compare-and-set decides); the server applies a refund at most once (its sequence is
  * the node's, used once); holding the refill word keeps the node's requests for the bucket one at a time. A JVM
  * killed after the compare-and-set loses those tokens, and a refund answered unavailable may or may not have been
  * applied, so its tokens are not put back: both under-admit, never over. A stale answer changed nothing on the
@@ -238,7 +238,7 @@ public final class LeaseGiveBack
     {
         final Entry entry = watch.slot.entry;
         final long generation = watch.slot.generation;
-        final long claim = LeaseBalance.claimRefill(entry, generation, ticker.nanos(), takeoverNanos, holders);
+        final long claim = LeaseRefill.claimRefill(entry, generation, ticker.nanos(), takeoverNanos, holders);
         if (claim == 0)
         {
             return SKIPPED; // a refill in flight: the lease is in use
@@ -250,8 +250,8 @@ public final class LeaseGiveBack
             {
                 return SKIPPED;
             }
-            final long sequence = LeaseBalance.sequence(entry);
-            if (!LeaseBalance.reserveSequence(entry, generation, sequence))
+            final long sequence = LeaseRefill.sequence(entry);
+            if (!LeaseRefill.reserveSequence(entry, generation, sequence))
             {
                 LeaseBalance.giveBack(entry, generation, tokens); // nothing sent: the tokens are still the node's
                 return SKIPPED;
@@ -265,7 +265,7 @@ public final class LeaseGiveBack
                 case LeaseSource.STALE:
                     // the server changed nothing: the tokens are still the node's, and its sequence is behind
                     LeaseBalance.giveBack(entry, generation, tokens);
-                    LeaseBalance.skipStale(entry, generation, sequence + 1, System.currentTimeMillis());
+                    LeaseRefill.skipStale(entry, generation, sequence + 1, System.currentTimeMillis());
                     return SKIPPED;
                 default:
                     return DOWN; // maybe applied: the tokens are not put back, which can only under-admit
@@ -273,7 +273,7 @@ public final class LeaseGiveBack
         }
         finally
         {
-            LeaseBalance.releaseRefill(entry, generation, claim);
+            LeaseRefill.releaseRefill(entry, generation, claim);
         }
     }
 

@@ -72,7 +72,7 @@ public final class Probes
         }
         final Entry entry = found.entry();
         final long balance = LeaseWords.balanceVolatile(entry);
-        final long emptyMs = LeaseBalance.emptyForMs(entry, doors.ticker.nanos() / 1_000_000L);
+        final long emptyMs = LeaseRefill.emptyForMs(entry, doors.ticker.nanos() / 1_000_000L);
         if (emptyMs == 0 || !entry.isCurrentAcquire(found.generation()))
         {
             return node;

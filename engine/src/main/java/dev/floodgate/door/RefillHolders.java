@@ -8,16 +8,16 @@ import java.util.function.LongPredicate;
  * A fetcher killed mid-refill is thus taken over once its word is older than a check's wait, instead of after the
  * takeover bound. Immutable.
  *
- * @param self  this process's name, at most {@link LeaseBalance#HOLDER_BITS} bits.
+ * @param self  this process's name, at most {@link LeaseRefill#HOLDER_BITS} bits.
  * @param alive whether the holder a name stands for is alive; may be a system call.
  */
 record RefillHolders(long self, LongPredicate alive)
 {
     RefillHolders
     {
-        if (self < 0 || self >>> LeaseBalance.HOLDER_BITS != 0)
+        if (self < 0 || self >>> LeaseRefill.HOLDER_BITS != 0)
         {
-            throw new IllegalArgumentException("holder " + self + ": expected at most " + LeaseBalance.HOLDER_BITS +
+            throw new IllegalArgumentException("holder " + self + ": expected at most " + LeaseRefill.HOLDER_BITS +
                 " bits");
         }
     }

@@ -56,7 +56,7 @@ final class SlotResolver
         try
         {
             final long initialState = bucket ? rule.bucket.fullWord(now) :
-                kind == Entry.KIND_LEASE ? LeaseBalance.firstSequence(System.currentTimeMillis()) : 0;
+                kind == Entry.KIND_LEASE ? LeaseRefill.firstSequence(System.currentTimeMillis()) : 0;
             resolved = table.resolve(kind, action, id, limit, windowMs, version, initialState, now,
                 bucket ? (value, header) -> upgrade(value, header, rule) : null);
         }

@@ -87,7 +87,7 @@ public record TableEntry(
         final byte code = key[KeyHasher.KIND_INDEX];
         final Entry entry = new Entry(value);
         if (code < Entry.KIND_BUCKET || code > Entry.KIND_LEASE ||
-            entry.length() != EntryLayout.valueLength(code, shards) || entry.kind() != code)
+            !EntryLayout.isValueLength(code, shards, entry.length()) || entry.kind() != code)
         {
             return null;
         }

@@ -128,11 +128,18 @@ final class EntryFinder
             return null;
         }
         final UnsafeBuffer entry = new UnsafeBuffer(entryAddress, valueOffset + length);
-        final Entry value = new Entry(new UnsafeBuffer(entry.addressOffset() + valueOffset, length));
+        // a lease written before balance lines is shorter; its size's stop bits are as many (checked), so its
+        // value starts where this length's would
+        final long size = stopBitSize(entry, KeyHasher.KEY_LENGTH);
+        if (size != length && !(kind == Entry.KIND_LEASE && size == EntryLayout.LEASE_BASE_LENGTH &&
+            stopBitBytes(size) == stopBitBytes(length)))
+        {
+            return null;
+        }
+        final Entry value = new Entry(new UnsafeBuffer(entry.addressOffset() + valueOffset, (int)size));
         final long generation = value.generationVolatile();
         if (generation == Entry.TOMBSTONE || entry.getLong(0) != key0 || entry.getLong(8) != key1 ||
-            stopBitSize(entry, KeyHasher.KEY_LENGTH) != length || value.kind() != kind ||
-            value.actionOrdinal() != action.ordinal())
+            value.kind() != kind || value.actionOrdinal() != action.ordinal())
         {
             return null;
         }

@@ -44,19 +44,31 @@ import java.nio.charset.StandardCharsets;
  *  |                 ... one line per shard, windows and blocked counters
  *  +---------------------------------------------------------------+
  *
- *  A lease (KIND_LEASE: the node's share of a cluster bucket) has one line after the header instead of shards:
+ *  A lease (KIND_LEASE: the node's share of a cluster bucket) has a refill line after the header, then a balance
+ *  line per shard:
  *  +---------------------------------------------------------------+
  *  |                 Next sequence number (64): only grows         | 128  line 2: the refill's
  *  +---------------------------------------+-----------------------+
- *  |  Refill since, monotonic ms (40)      |  Refiller's pid (24)  | 136  0: no refill in flight
+ *  |  Refill since, monotonic ms (40)      |  Refiller (24)        | 136  0: no refill in flight
  *  +---------------------------------------+-----------------------+
  *  |                 Cluster empty until, monotonic ms (64)        | 144  no lease asked before then
  *  |                 40 bytes padding                              | 152
  *  +---------------------------------------------------------------+
+ *  |                 Balance line 0 (64): tokens taken from the    | 192  line 3: balance line 0
+ *  |                 central balance by the threads whose probe    |
+ *  |                 picks this line, spent by them                |
+ *  |                 56 bytes padding                              | 200
+ *  +---------------------------------------------------------------+
+ *  |                 ... one balance line per shard
+ *  +---------------------------------------------------------------+
  * </pre>
  *
- * The lease's balance sits where a bucket's TAT does (line 0, read with the generation by every check); its
- * refill words have their own line, so a fetch starting or ending does not bounce the line each spend writes.
+ * The lease's central balance sits where a bucket's TAT does (line 0, read with the generation by every check): the
+ * grants land there. A spend takes from its CPU's balance line, so two CPUs spending one key never share a line,
+ * and moves a chunk from the central balance when its line is short (see {@code LeaseBalance}). The refill words
+ * have their own line, so a fetch starting or ending does not bounce a line a spend writes. A lease written by an
+ * engine before balance lines ({@link #LEASE_BASE_LENGTH}, no lines) is still read: its spends use the central
+ * balance alone.
  */
 public final class EntryLayout
 {
@@ -99,8 +111,10 @@ public final class EntryLayout
     static final int LEASE_REFILL_OFFSET = LEASE_SEQUENCE_OFFSET + WORD;
     /** A lease's time, monotonic ms, before which the cluster's bucket is known too empty to ask. */
     static final int LEASE_EMPTY_UNTIL_OFFSET = LEASE_REFILL_OFFSET + WORD;
-    /** A lease's whole value: the header and its refill line. */
-    static final int LEASE_LENGTH = HEADER_LENGTH + LINE;
+    /** A lease's header and refill line: the whole value of a lease an engine before balance lines wrote. */
+    public static final int LEASE_BASE_LENGTH = HEADER_LENGTH + LINE;
+    /** A lease's first balance line; one per shard, {@link #SHARD_STRIDE} apart. */
+    static final int LEASE_LINES_OFFSET = LEASE_BASE_LENGTH;
 
     static
     {
@@ -121,8 +135,17 @@ public final class EntryLayout
      */
     public static int valueLength(final byte kind, final int shards)
     {
-        return kind == Entry.KIND_BUCKET ? HEADER_LENGTH : kind == Entry.KIND_LEASE ? LEASE_LENGTH :
-            SHARDS_OFFSET + shards * SHARD_STRIDE;
+        return kind == Entry.KIND_BUCKET ? HEADER_LENGTH : kind == Entry.KIND_LEASE ?
+            LEASE_LINES_OFFSET + shards * SHARD_STRIDE : SHARDS_OFFSET + shards * SHARD_STRIDE;
+    }
+
+    /**
+     * @return whether an entry of {@code kind} may be {@code length} bytes long in a file of {@code shards}: its
+     * kind's {@link #valueLength}, or for a lease also {@link #LEASE_BASE_LENGTH} (written before balance lines).
+     */
+    public static boolean isValueLength(final byte kind, final int shards, final long length)
+    {
+        return length == valueLength(kind, shards) || kind == Entry.KIND_LEASE && length == LEASE_BASE_LENGTH;
     }
 
     // ---- a new entry ----

@@ -1,13 +1,16 @@
 package dev.floodgate.store;
 
 import static dev.floodgate.store.EntryLayout.LEASE_EMPTY_UNTIL_OFFSET;
+import static dev.floodgate.store.EntryLayout.LEASE_LINES_OFFSET;
 import static dev.floodgate.store.EntryLayout.LEASE_REFILL_OFFSET;
 import static dev.floodgate.store.EntryLayout.LEASE_SEQUENCE_OFFSET;
+import static dev.floodgate.store.EntryLayout.SHARD_STRIDE;
 import static dev.floodgate.store.EntryLayout.STATE_OFFSET;
 
 /**
- * A lease entry's own words (issue 12), over an {@link Entry}: its balance (line 0, where a bucket's TAT is),
- * and on their own line the next sequence number, the refill in flight and the cluster's empty-until mark. The
+ * A lease entry's own words (issue 12), over an {@link Entry}: its central balance (line 0, where a bucket's TAT
+ * is), its balance lines (one per shard, each on a cache line of its own), and on their own line the next sequence
+ * number, the refill in flight and the cluster's empty-until mark. The
  * one owner of these words; the header, the generation and the lock-free write protocol are {@link Entry}'s.
  * Checks and fetchers write these words without a lock, so every {@code cas...} here follows that protocol: load
  * the word ({@code ...Volatile}), pass {@link Entry#isCurrentAcquire}, then compare-and-set against the word
@@ -21,16 +24,49 @@ public final class LeaseWords
     {
     }
 
-    /** @return the tokens leased and not yet spent, volatile. */
+    /**
+     * @return the tokens leased and not yet spent: the central balance and every balance line, each loaded
+     * volatile, one after another (not one snapshot of them all: a token a spend moves between two of them may be
+     * missed or counted twice by a concurrent sum, never by a spend).
+     */
     public static long balanceVolatile(final Entry entry)
+    {
+        long sum = centralVolatile(entry);
+        for (int line = 0, n = lineCount(entry); line < n; line++)
+        {
+            sum += lineVolatile(entry, line);
+        }
+        return sum;
+    }
+
+    /** @return the central balance, where grants land, volatile. */
+    public static long centralVolatile(final Entry entry)
     {
         return entry.value.getLongVolatile(STATE_OFFSET);
     }
 
-    /** Moves the balance: see the class comment. */
-    public static boolean casBalance(final Entry entry, final long expected, final long next)
+    /** Moves the central balance: see the class comment. */
+    public static boolean casCentral(final Entry entry, final long expected, final long next)
     {
         return entry.value.compareAndSetLong(STATE_OFFSET, expected, next);
+    }
+
+    /** @return the entry's balance lines: the file's shard count, or 0 for a lease written before there were any. */
+    public static int lineCount(final Entry entry)
+    {
+        return (entry.value.capacity() - LEASE_LINES_OFFSET) / SHARD_STRIDE;
+    }
+
+    /** @return balance line {@code line}, volatile. */
+    public static long lineVolatile(final Entry entry, final int line)
+    {
+        return entry.value.getLongVolatile(LEASE_LINES_OFFSET + line * SHARD_STRIDE);
+    }
+
+    /** Moves balance line {@code line}: see the class comment. */
+    public static boolean casLine(final Entry entry, final int line, final long expected, final long next)
+    {
+        return entry.value.compareAndSetLong(LEASE_LINES_OFFSET + line * SHARD_STRIDE, expected, next);
     }
 
     /** @return the sequence number the node's next lease request for this bucket uses, volatile. */

@@ -158,6 +158,12 @@ public final class QuotaTable implements AutoCloseable
         return header;
     }
 
+    /** @return the map, to write a value as another engine version would. For tests. */
+    ChronicleMap<byte[], byte[]> map()
+    {
+        return map;
+    }
+
     /** @return the shard count fixed in the file. */
     public int shards()
     {

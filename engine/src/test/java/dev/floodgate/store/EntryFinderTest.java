@@ -1,6 +1,8 @@
 package dev.floodgate.store;
 
 import dev.floodgate.Action;
+import dev.floodgate.reader.EntryKind;
+import dev.floodgate.reader.FloodgateReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -177,6 +179,31 @@ class EntryFinderTest
         }
         assertNull(wrong.get(), "a find handed out the memory of " + wrong.get());
         assertTrue(finds.get() >= 100, "the reader raced the reaper: " + finds.get() + " finds");
+    }
+
+    @Test
+    void shouldFindLeasesWithBalanceLinesAndOnesWrittenBeforeThem() throws Exception
+    {
+        final Resolved lined = resolve(Entry.KIND_LEASE, "new", 0);
+        assertEquals(SHARDS, LeaseWords.lineCount(lined.entry()), "a new lease has a balance line per shard");
+        assertEquals(SHARDS, LeaseWords.lineCount(find(Entry.KIND_LEASE, "new", 0).entry()));
+        // what an engine before balance lines inserted: the header and the refill line only
+        final byte[] key = hasher.key("old", Action.PUBLISH, Entry.KIND_LEASE);
+        final byte[] old = EntryLayout.newValue(Entry.KIND_LEASE, Action.PUBLISH, 10, 60_000, NOW, 99, 0, 1234,
+            "old", 0);
+        assertEquals(EntryLayout.LEASE_BASE_LENGTH, old.length);
+        table.map().put(key, old);
+        final Resolved found = find(Entry.KIND_LEASE, "old", 0);
+        assertNotNull(found, "found without a lock, at its own length");
+        assertEquals(99, found.generation());
+        assertEquals(0, LeaseWords.lineCount(found.entry()), "its spends use the central balance");
+        assertEquals(1234, LeaseWords.sequenceVolatile(found.entry()), "its words read where that engine wrote them");
+        try (FloodgateReader reader = FloodgateReader.open(table.file()))
+        {
+            assertEquals(2, reader.entries().stream().filter(e -> e.kind() == EntryKind.LEASE).count(),
+                "the reader decodes both lengths");
+            assertEquals(0, reader.unreadableEntries());
+        }
     }
 
     /** What the janitor does to an idle entry, at once: tombstone, then remove. */
