@@ -84,6 +84,10 @@ final class Attachment
         final QuotaTable table = map(config);
         try
         {
+            if (config.preTouch())
+            {
+                table.preTouch();
+            }
             if (!adopting)
             {
                 PolicyPublisher.publishOrAdopt(table, config);

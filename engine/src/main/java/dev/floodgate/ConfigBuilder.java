@@ -84,6 +84,13 @@ abstract class ConfigBuilder
         return (FloodgateConfig.Builder)this;
     }
 
+    /** @param preTouch see {@link FloodgateConfig#preTouch()}. @return this. */
+    public FloodgateConfig.Builder preTouch(final boolean preTouch)
+    {
+        values.preTouch = preTouch;
+        return (FloodgateConfig.Builder)this;
+    }
+
     /** @param graceMs see {@link FloodgateConfig#reclaimGraceMs()}. @return this. */
     public FloodgateConfig.Builder reclaimGraceMs(final long graceMs)
     {

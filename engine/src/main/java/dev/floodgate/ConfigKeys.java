@@ -28,6 +28,8 @@ import java.util.function.UnaryOperator;
  * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
  * capacity                           100000    entries the table is sized for
  * file_group_readable                false     create the file 0640 instead of 0600
+ * file_pre_touch                     true      map every page of the table when opening it, so checks take no
+ *                                              page faults (a second per 10^6 entries of open time, or so)
  * cluster_... (issue 12)                        see {@link ClusterKeys}
  * </pre>
  *
@@ -40,6 +42,7 @@ final class ConfigKeys
     static final String FILE = "file";
     static final String CAPACITY = "capacity";
     static final String GROUP_READABLE = "file_group_readable";
+    static final String PRE_TOUCH = "file_pre_touch";
     static final String UNREACHABLE_RETRY_AFTER_MS = "unreachable_retry_after_ms";
 
     // What a per-action key adds to the action's prefix.
@@ -72,7 +75,8 @@ final class ConfigKeys
         final List<String> keys = new ArrayList<>();
         keys.add(ENABLED);
         addPerAction(keys, LIMIT, WINDOW, MODE, UNREACHABLE);
-        keys.addAll(List.of(UNREACHABLE_RETRY_AFTER_MS, CLEANUP_INTERVAL_MS, FILE, CAPACITY, GROUP_READABLE));
+        keys.addAll(List.of(UNREACHABLE_RETRY_AFTER_MS, CLEANUP_INTERVAL_MS, FILE, CAPACITY, GROUP_READABLE,
+            PRE_TOUCH));
         keys.addAll(List.of(ClusterKeys.keys()));
         return keys.toArray(new String[0]);
     }

@@ -14,6 +14,7 @@ import static dev.floodgate.ConfigKeys.CLEANUP_INTERVAL_MS;
 import static dev.floodgate.ConfigKeys.ENABLED;
 import static dev.floodgate.ConfigKeys.FILE;
 import static dev.floodgate.ConfigKeys.GROUP_READABLE;
+import static dev.floodgate.ConfigKeys.PRE_TOUCH;
 import static dev.floodgate.ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
 import static dev.floodgate.ConfigKeys.UNREACHABLE_RETRY_EXPECTED;
 import static dev.floodgate.ConfigKeys.WINDOW_EXPECTED;
@@ -78,6 +79,7 @@ final class ConfigParser
                 case CAPACITY -> settings.capacity = parseLong(key, value, CAPACITY_EXPECTED);
                 case FILE -> settings.file = Path.of(value);
                 case GROUP_READABLE -> settings.groupReadable = parseBoolean(key, value);
+                case PRE_TOUCH -> settings.preTouch = parseBoolean(key, value);
                 case UNREACHABLE_RETRY_AFTER_MS -> settings.unreachableRetryAfterMs = parseLong(key, value,
                     UNREACHABLE_RETRY_EXPECTED);
                 case ClusterKeys.REDIS_URI -> settings.clusterRedisUri = value.trim();

@@ -25,6 +25,7 @@ final class ConfigValues
     Ticker ticker = Ticker.system();
     long reclaimGraceMs = FloodgateConfig.DEFAULT_RECLAIM_GRACE_MS;
     boolean groupReadable;
+    boolean preTouch = true;
     final boolean[] admitWhenUnreachable = new boolean[Action.values().length];
     long unreachableRetryAfterMs = FloodgateConfig.DEFAULT_UNREACHABLE_RETRY_AFTER_MS;
     String clusterRedisUri = "";
@@ -84,6 +85,7 @@ final class ConfigValues
         copy.ticker = ticker;
         copy.reclaimGraceMs = reclaimGraceMs;
         copy.groupReadable = groupReadable;
+        copy.preTouch = preTouch;
         System.arraycopy(admitWhenUnreachable, 0, copy.admitWhenUnreachable, 0, admitWhenUnreachable.length);
         copy.unreachableRetryAfterMs = unreachableRetryAfterMs;
         copy.clusterRedisUri = clusterRedisUri;
@@ -119,6 +121,7 @@ final class ConfigValues
             cleanupIntervalMs == that.cleanupIntervalMs && capacity == that.capacity && file.equals(that.file) &&
             Arrays.equals(limits, that.limits) && Arrays.equals(shadow, that.shadow) && ticker.equals(that.ticker) &&
             reclaimGraceMs == that.reclaimGraceMs && groupReadable == that.groupReadable &&
+            preTouch == that.preTouch &&
             Arrays.equals(admitWhenUnreachable, that.admitWhenUnreachable) &&
             unreachableRetryAfterMs == that.unreachableRetryAfterMs && clusterRedisUri.equals(that.clusterRedisUri) &&
             Arrays.equals(cluster, that.cluster) && clusterRetryAfterMs == that.clusterRetryAfterMs;
@@ -144,7 +147,8 @@ final class ConfigValues
         }
         return text.append(", cleanupIntervalMs=").append(cleanupIntervalMs)
             .append(", capacity=").append(capacity).append(", reclaimGraceMs=").append(reclaimGraceMs)
-            .append(", groupReadable=").append(groupReadable).append(", unreachableRetryAfterMs=")
+            .append(", groupReadable=").append(groupReadable).append(", preTouch=").append(preTouch)
+            .append(", unreachableRetryAfterMs=")
             .append(unreachableRetryAfterMs).append(", admitWhenUnreachable=")
             .append(Arrays.toString(admitWhenUnreachable)).append(clusterText()).toString();
     }

@@ -276,6 +276,15 @@ public final class FloodgateConfig
         return values.groupReadable;
     }
 
+    /**
+     * @return true (the default) to map every page of the table when opening it, so that no check takes a page
+     * fault; false for a faster open of a very large table, whose checks then fault pages in as they reach them.
+     */
+    public boolean preTouch()
+    {
+        return values.preTouch;
+    }
+
     /** @return the default file: under {@code /dev/shm/floodgate/} where that exists, else under the temp dir. */
     public static Path defaultFile()
     {

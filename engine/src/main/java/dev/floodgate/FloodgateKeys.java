@@ -16,6 +16,7 @@ public final class FloodgateKeys
     public static final String KEY_FILE = ConfigKeys.FILE;
     public static final String KEY_CAPACITY = ConfigKeys.CAPACITY;
     public static final String KEY_GROUP_READABLE = ConfigKeys.GROUP_READABLE;
+    public static final String KEY_PRE_TOUCH = ConfigKeys.PRE_TOUCH;
     public static final String KEY_UNREACHABLE_RETRY_AFTER_MS = ConfigKeys.UNREACHABLE_RETRY_AFTER_MS;
     /** The Redis the cluster quota is leased from (issue 12); blank: no cluster quota. */
     public static final String KEY_CLUSTER_REDIS_URI = ClusterKeys.REDIS_URI;

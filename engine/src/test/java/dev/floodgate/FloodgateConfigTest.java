@@ -69,6 +69,7 @@ class FloodgateConfigTest
         "dashboard_api_rate_window_ms|604800001|from 1 to 604800000",
         "rate_limit_cleanup_interval_ms|0|from 1 to",
         "rate_limit_enabled|yes|true or false",
+        "file_pre_touch|1|true or false",
         "capacity|0|from 1 to",
         "capacity|lots|whole number",
         "auth_rate_limit|999983|gcd",
@@ -134,9 +135,22 @@ class FloodgateConfigTest
         assertEquals(base.hashCode(), FloodgateConfig.builder().build().hashCode());
         assertFalse(base.equals(FloodgateConfig.builder().reclaimGraceMs(5_000).build()));
         assertFalse(base.equals(FloodgateConfig.builder().groupReadable(true).build()));
+        assertFalse(base.equals(FloodgateConfig.builder().preTouch(false).build()));
         assertFalse(base.equals(FloodgateConfig.builder().unreachableRetryAfterMs(10).build()));
         assertFalse(base.equals(FloodgateConfig.builder().admitWhenUnreachable(Action.PUBLISH, true).build()));
         assertTrue(FloodgateConfig.builder().reclaimGraceMs(5_000).build().toString().contains("reclaimGraceMs=5000"));
+    }
+
+    @Test
+    void shouldPreTouchTheTableUnlessTheOperatorSaysNot()
+    {
+        assertTrue(FloodgateConfig.builder().build().preTouch());
+        final FloodgateConfig off = FloodgateConfig.fromSources(Map.of("FLOODGATE_FILE_PRE_TOUCH", "false"),
+            new Properties());
+        assertFalse(off.preTouch());
+        assertEquals(FloodgateConfig.builder().preTouch(false).build(), off);
+        assertTrue(off.toString().contains("preTouch=false"), off.toString());
+        assertTrue(java.util.Arrays.asList(FloodgateKeys.keys()).contains(FloodgateKeys.KEY_PRE_TOUCH));
     }
 
     @Test

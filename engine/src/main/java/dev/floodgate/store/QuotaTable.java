@@ -285,6 +285,12 @@ public final class QuotaTable implements AutoCloseable
         }
     }
 
+    /** Maps every page of the table's first tiers into this process now: see {@link PreTouch}. */
+    public void preTouch()
+    {
+        PreTouch.touch((VanillaChronicleHash<?, ?, ?, ?>)map);
+    }
+
     /**
      * Detaches (see {@link #detach}) and unmaps the file. Addresses resolved from this table must not be used
      * afterwards: call it only when no check can be running (a {@code Floodgate} defers it until it is
