@@ -47,7 +47,7 @@ class LoadTest
         final Path file = dir.resolve("load.map");
         final long durationNs = TimeUnit.SECONDS.toNanos(5);
         final WindowAlignment alignment = new WindowAlignment(WINDOW_MS, durationNs);
-        try (ScratchTable scratch = ScratchTable.create(file, 10_000, "floodgate-loadtest-"))
+        try (ScratchTable scratch = ScratchTable.create(file, 10_000, "floodgate-loadtest-", null))
         {
             final List<String> args = List.of("--file", file.toString(), "--capacity", "10000",
                 "--lane", new Lane(Lane.Door.WINDOW, Action.PUBLISH, 1, 0, "alice", 1).format(),

@@ -24,6 +24,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -108,7 +110,7 @@ public final class BenchCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         // Sized like a production table: the engine sizes each process's key cache from the capacity.
         final long capacity = Math.max(FloodgateConfig.DEFAULT_CAPACITY, 4L * keys + 100);
-        try (ScratchTable scratch = load.scratch(capacity, "floodgate-bench-"))
+        try (ScratchTable scratch = load.scratch(capacity, "floodgate-bench-", sharedMemory()))
         {
             final Lane lane = new Lane(chosen, action, load.threads(), 0, "key-", keys);
             out.printf("Floodgate bench: %d JVMs x %d threads, %s door (%s) on %,d keys, limit %,d per %s per key, " +
@@ -278,4 +280,16 @@ public final class BenchCommand implements Callable<Integer>
         }
         return 10;
     }
+
+    /**
+     * @return {@code /dev/shm} where it is a writable directory, else null (the system's temporary directory). A
+     * broker's table lives there by default; a table on a disk file system (ext4 under {@code /tmp}) measures its
+     * page faults and write-back instead (NOTES.md, "The cold path, third step").
+     */
+    private static Path sharedMemory()
+    {
+        final Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : null;
+    }
+
 }

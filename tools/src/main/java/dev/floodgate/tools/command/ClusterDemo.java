@@ -62,7 +62,7 @@ final class ClusterDemo
             final ClusterQuota quota = ClusterQuota.of(redis.uri(), ACTION, limit, CLUSTER_WINDOW_MS, lease, usage);
             for (int n = 1; n <= nodes; n++)
             {
-                tables.add(ScratchTable.create(null, 10_000, "floodgate-demo-node" + n + "-"));
+                tables.add(ScratchTable.create(null, 10_000, "floodgate-demo-node" + n + "-", null));
                 tables.get(n - 1).keep(load.keep());
             }
             final Lane lane = new Lane(Lane.Door.WINDOW, ACTION, load.threads(), 0, USER, 1);

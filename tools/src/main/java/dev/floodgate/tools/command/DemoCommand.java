@@ -104,7 +104,7 @@ public final class DemoCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final long durationNs = TimeUnit.SECONDS.toNanos(seconds);
         final WindowAlignment alignment = new WindowAlignment(WINDOW_MS, durationNs);
-        try (ScratchTable scratch = load.scratch(10_000, "floodgate-demo-"))
+        try (ScratchTable scratch = load.scratch(10_000, "floodgate-demo-", null))
         {
             final int processes = load.processes();
             final int threads = load.threads();

@@ -19,7 +19,8 @@ public final class LoadOptions
     public static final int MAX_THREADS = 256;
 
     @Option(names = "--file", paramLabel = "PATH",
-        description = "Create the scratch table here (must not exist). Default: a new temporary directory.")
+        description = "Create the scratch table here (must not exist). Default: a new temporary directory (bench: " +
+            "under /dev/shm where that exists, as a broker's table).")
     private Path file;
 
     @Option(names = "--processes", paramLabel = "P", description = "Worker JVMs (default ${DEFAULT-VALUE}).")
@@ -71,11 +72,12 @@ public final class LoadOptions
     /**
      * @param capacity entries.
      * @param prefix   the temporary directory's name prefix.
+     * @param parent   where to create the temporary directory; null: the system's temporary directory.
      * @return a new scratch table at {@code --file} or in a temporary directory, kept when {@code --keep}.
      */
-    public ScratchTable scratch(final long capacity, final String prefix)
+    public ScratchTable scratch(final long capacity, final String prefix, final Path parent)
     {
-        final ScratchTable scratch = ScratchTable.create(file, capacity, prefix);
+        final ScratchTable scratch = ScratchTable.create(file, capacity, prefix, parent);
         scratch.keep(keep);
         return scratch;
     }

@@ -41,10 +41,11 @@ public final class ScratchTable implements AutoCloseable
      * @param file     where, or null for a new temporary directory.
      * @param capacity entries.
      * @param prefix   the temporary directory's name prefix.
+     * @param parent   where to create the temporary directory; null: the system's temporary directory.
      * @return the scratch table.
      * @throws CliException exit code 1 when {@code file} exists, 3 when it cannot be created.
      */
-    public static ScratchTable create(final Path file, final long capacity, final String prefix)
+    public static ScratchTable create(final Path file, final long capacity, final String prefix, final Path parent)
     {
         if (file != null && Files.exists(file))
         {
@@ -55,7 +56,8 @@ public final class ScratchTable implements AutoCloseable
         final boolean ownsDir = file == null;
         try
         {
-            dir = Files.createTempDirectory(prefix); // the workers' logs, and the table unless a path was given
+            // the workers' logs, and the table unless a path was given
+            dir = parent == null ? Files.createTempDirectory(prefix) : Files.createTempDirectory(parent, prefix);
         }
         catch (final IOException ex)
         {
