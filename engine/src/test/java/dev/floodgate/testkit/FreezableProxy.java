@@ -21,7 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * drops packets or an expired NAT entry (except that this proxy's kernel still acknowledges the client's segments,
  * so TCP keep-alive would not notice either). Connections accepted afterwards are forwarded normally, as a new
  * connection to a moved address would be. {@link #delayReplies} holds every server-to-client chunk of connections
- * accepted afterwards for a while before forwarding it, in order: a slow but alive server.
+ * accepted afterwards for a while before forwarding it, in order: a slow but alive server. {@link #cut()} closes every
+ * open connection and holds the ones accepted afterwards unforwarded (their bytes wait in the kernel) until
+ * {@link #release()}: a server gone and back when the test says, the clients' attempts of the meantime all still
+ * pending then (refused, each would retry on its own schedule, and which came first would be a race).
  *
  * <p>Each connection runs on its own daemon threads, blocking I/O; {@link #close()} closes every socket and joins
  * every thread, so a test leaves nothing behind whatever it asserted. Thread-safe.
@@ -35,8 +38,10 @@ public final class FreezableProxy implements AutoCloseable
     private final Thread acceptor;
     private final List<Link> links = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
+    private final List<Socket> held = new ArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
     private volatile long replyDelayNanos;
+    private boolean holding;
     private volatile boolean closed;
 
     private FreezableProxy(final ServerSocket server, final InetSocketAddress target)
@@ -84,6 +89,38 @@ public final class FreezableProxy implements AutoCloseable
         }
     }
 
+    /** Closes every connection open now; holds the ones accepted from now on unforwarded until {@link #release()}. */
+    public void cut()
+    {
+        synchronized (links)
+        {
+            holding = true;
+            links.forEach(Link::close);
+        }
+    }
+
+    /** Forwards the connections held since {@link #cut()}, and those accepted from now on. */
+    public void release()
+    {
+        final List<Socket> pending;
+        synchronized (links)
+        {
+            holding = false;
+            pending = new ArrayList<>(held);
+            held.clear();
+        }
+        pending.forEach(this::forward);
+    }
+
+    /** @return connections forwarded now (held ones not counted) that this proxy has not seen closed. */
+    public int forwarding()
+    {
+        synchronized (links)
+        {
+            return (int) links.stream().filter(link -> !link.client.isClosed() && link.upstream.isConnected()).count();
+        }
+    }
+
     /** Holds each server-to-client chunk of connections accepted from now on for {@code ms} before forwarding it. */
     public void delayReplies(final long ms)
     {
@@ -99,6 +136,7 @@ public final class FreezableProxy implements AutoCloseable
         synchronized (links)
         {
             links.forEach(Link::close);
+            held.forEach(FreezableProxy::closeQuietly);
         }
         join(acceptor);
         final List<Thread> all;
@@ -123,32 +161,45 @@ public final class FreezableProxy implements AutoCloseable
                 return; // closed
             }
             accepted.incrementAndGet();
-            final Socket upstream = new Socket();
-            final Link link = new Link(client, upstream);
             synchronized (links)
             {
-                if (closed)
+                if (holding && !closed)
                 {
-                    link.close();
-                    return;
+                    held.add(client);
+                    continue;
                 }
-                links.add(link);
             }
-            try
-            {
-                upstream.connect(target, 2_000);
-                client.setTcpNoDelay(true);
-                upstream.setTcpNoDelay(true);
-            }
-            catch (final IOException ex)
+            forward(client);
+        }
+    }
+
+    private void forward(final Socket client)
+    {
+        final Socket upstream = new Socket();
+        final Link link = new Link(client, upstream);
+        synchronized (links)
+        {
+            if (closed)
             {
                 link.close();
-                continue;
+                return;
             }
-            final long delay = replyDelayNanos;
-            spawn(() -> pump(link, client, upstream, 0), "proxy-up-" + client.getPort());
-            spawn(() -> pump(link, upstream, client, delay), "proxy-down-" + client.getPort());
+            links.add(link);
         }
+        try
+        {
+            upstream.connect(target, 2_000);
+            client.setTcpNoDelay(true);
+            upstream.setTcpNoDelay(true);
+        }
+        catch (final IOException ex)
+        {
+            link.close();
+            return;
+        }
+        final long delay = replyDelayNanos;
+        spawn(() -> pump(link, client, upstream, 0), "proxy-up-" + client.getPort());
+        spawn(() -> pump(link, upstream, client, delay), "proxy-down-" + client.getPort());
     }
 
     private void spawn(final Runnable task, final String name)
