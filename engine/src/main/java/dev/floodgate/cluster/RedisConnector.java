@@ -196,7 +196,9 @@ final class RedisConnector implements AutoCloseable
 
     private void connectInBackground()
     {
-        if (closed || System.nanoTime() - nextAttemptNanos < 0 || !connecting.compareAndSet(false, true))
+        // a published connection reconnects by itself: a second one would replace it, and it would leak
+        if (closed || connection.get() != null || System.nanoTime() - nextAttemptNanos < 0
+            || !connecting.compareAndSet(false, true))
         {
             return;
         }
@@ -211,8 +213,8 @@ final class RedisConnector implements AutoCloseable
                     {
                         watchdog.reset();
                         sendOnConnect(opened); // before any caller's command: Redis runs it first
-                        connection.set(opened);
-                        if (closed)
+                        // never replaces one published meanwhile: that one would be left open, reconnecting forever
+                        if (!connection.compareAndSet(null, opened) || closed)
                         {
                             opened.closeAsync();
                         }
