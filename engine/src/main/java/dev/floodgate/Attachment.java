@@ -84,10 +84,6 @@ final class Attachment
         final QuotaTable table = map(config);
         try
         {
-            if (config.preTouch())
-            {
-                table.preTouch();
-            }
             if (!adopting)
             {
                 PolicyPublisher.publishOrAdopt(table, config);
@@ -96,6 +92,10 @@ final class Attachment
             {
                 throw new FloodgateFileException(config.file(), "has no policy yet (the " +
                     "first JVM to open it publishes one); try again once a broker has opened it", null);
+            }
+            if (config.preTouch() && config.enabled()) // after the policy: an adopter may be waiting for it
+            {
+                table.preTouch();
             }
             return new Attachment(owner, config, table);
         }

@@ -16,9 +16,11 @@ import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
  * than one JVM with two threads, before this (NOTES.md, "The cold path, third step").
  *
  * <p>A read of one byte per page is enough on {@code /dev/shm} (tmpfs): a read fault of a shared, writable
- * mapping of a tmpfs file installs a writable entry, so later writes do not fault. On a file system that tracks
- * dirty pages (ext4 under {@code /tmp}) writes still fault once per page. Chained tiers, allocated when a segment
- * overflows, are mapped later and not touched here. Stateless.
+ * mapping of a tmpfs file installs a writable entry (shmem has no {@code page_mkwrite} and no write-back, so the
+ * kernel does not track writes), and later writes do not fault. On a file system that writes back (ext4 under
+ * {@code /tmp}) a write still faults once per page per write-back. Chained tiers, allocated when a segment
+ * overflows, are mapped later and not touched here. The cost: open time, and every JVM's resident size includes
+ * the whole table (shared pages, counted once in the host's memory but in each process's RSS). Stateless.
  */
 final class PreTouch
 {
@@ -33,7 +35,9 @@ final class PreTouch
     static long touch(final VanillaChronicleHash<?, ?, ?, ?> map)
     {
         final long base = map.bsAddress();
-        final long length = map.sizeInBytesWithoutTiers(); // within the file: FileCheck refused a shorter one
+        // Chronicle maps pageAlign(dataStoreSize()) >= this from the file's offset 0, and extends the file to cover
+        // it; never dataStoreSize() itself: it counts tiers other JVMs added after this mapping, beyond its end
+        final long length = map.sizeInBytesWithoutTiers();
         final long page = OS.pageSize();
         long pages = 0;
         for (long offset = 0; offset < length; offset += page)

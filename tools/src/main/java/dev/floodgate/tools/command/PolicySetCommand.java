@@ -48,7 +48,7 @@ public final class PolicySetCommand implements Callable<Integer>
         TableFiles.requireExisting(file);
         WriteAccess.require(file, "the policy was not changed");
         final PrintWriter out = spec.commandLine().getOut();
-        try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).build()))
+        try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).preTouch(false).build()))
         {
             final FloodgatePolicy before = gate.policy();
             final FloodgateConfig changed;

@@ -52,7 +52,7 @@ public final class ResetCommand implements Callable<Integer>
         TableFiles.requireExisting(file);
         WriteAccess.require(file, "nothing was reset");
         final List<String> removed;
-        try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).build()))
+        try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).preTouch(false).build()))
         {
             removed = gate.resetEntries(identifier, action);
         }
