@@ -1,10 +1,17 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.JvmFlags;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -63,6 +70,51 @@ class DemoAndBenchTest
         assertTrue(refusals.find(), out);
         assertFalse(refusals.group(1).equals("0"), "no check was refused: " + out);
         assertTrue(out.contains("exact: the quotas allow 4,000 and 4,000 were admitted"), out);
+        final Matcher table = Pattern.compile("  table (\\S+) \\(").matcher(out);
+        assertTrue(table.find(), out);
+        if (Files.isDirectory(Path.of("/dev/shm")))
+        {
+            assertTrue(table.group(1).startsWith("/dev/shm/floodgate-bench-"), "where a broker's table lives: " + out);
+        }
+        assertFalse(Files.exists(Path.of(table.group(1)).getParent()), "the bench's temporary directory is removed");
+    }
+
+    @Test
+    @Timeout(value = 90, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a bench that never prints ends in 60 s
+    void benchStoppedBySigtermRemovesItsTable() throws Exception
+    {
+        // under /dev/shm a table left behind would hold RAM until the host reboots
+        final Process bench = new ProcessBuilder(JvmFlags.javaCommand(FloodgateCli.class.getName(),
+            System.getProperty("java.class.path"), List.of("-Xmx128m"),
+            List.of("bench", "--processes", "1", "--threads", "1", "--keys", "4", "--duration", "60s")))
+            .redirectErrorStream(true).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(bench.getInputStream(),
+            StandardCharsets.UTF_8)))
+        {
+            Path table = null;
+            final StringBuilder seen = new StringBuilder();
+            for (String line = out.readLine(); line != null; line = out.readLine()) // ends when bench does
+            {
+                seen.append(line).append('\n');
+                final Matcher named = Pattern.compile("  table (\\S+) \\(").matcher(line);
+                if (named.find())
+                {
+                    table = Path.of(named.group(1));
+                }
+                if (line.contains("  running ") && table != null)
+                {
+                    break;
+                }
+            }
+            assertTrue(table != null && Files.exists(table), "bench is running on its table: " + seen);
+            bench.destroy(); // SIGTERM, as a user's Ctrl-C or a service manager's stop
+            assertTrue(bench.waitFor(30, TimeUnit.SECONDS), "bench ends on SIGTERM");
+            assertFalse(Files.exists(table.getParent()), "its temporary directory is removed: " + table.getParent());
+        }
+        finally
+        {
+            bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test

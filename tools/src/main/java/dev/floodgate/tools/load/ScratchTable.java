@@ -24,8 +24,10 @@ public final class ScratchTable implements AutoCloseable
     private final Path dir;
     private final Path file;
     private final boolean ownsDir;
-    private final int shards;
-    private boolean keep;
+    /** Removes the table when the tool is stopped (Ctrl-C, SIGTERM): under /dev/shm it would hold RAM. */
+    private final Thread onExit = new Thread(this::remove, "scratch-table-remover");
+    private int shards;
+    private volatile boolean keep;
 
     private ScratchTable(final Path dir, final Path file, final boolean ownsDir, final int shards)
     {
@@ -33,6 +35,7 @@ public final class ScratchTable implements AutoCloseable
         this.file = file;
         this.ownsDir = ownsDir;
         this.shards = shards;
+        Runtime.getRuntime().addShutdownHook(onExit);
     }
 
     /**
@@ -41,7 +44,9 @@ public final class ScratchTable implements AutoCloseable
      * @param file     where, or null for a new temporary directory.
      * @param capacity entries.
      * @param prefix   the temporary directory's name prefix.
-     * @param parent   where to create the temporary directory; null: the system's temporary directory.
+     * @param parent   where to make the temporary directory when {@code file} is null; null, or one without room
+     *                 for the table (a container's 64 MB {@code /dev/shm}), is the system's temporary directory,
+     *                 said on standard error.
      * @return the scratch table.
      * @throws CliException exit code 1 when {@code file} exists, 3 when it cannot be created.
      */
@@ -52,28 +57,53 @@ public final class ScratchTable implements AutoCloseable
             throw new CliException(ExitCode.REFUSED, file + ": exists; this command makes its own table and will " +
                 "not write into an existing one (give a new path, or none for a temporary directory)");
         }
-        final Path dir;
+        if (file == null && parent != null)
+        {
+            try
+            {
+                return createIn(null, capacity, tempDirectory(prefix, parent));
+            }
+            catch (final CliException ex)
+            {
+                System.err.println("floodgate: no scratch table under " + parent + " (" + ex.getMessage() +
+                    "); making it under " + System.getProperty("java.io.tmpdir") + " instead");
+            }
+        }
+        return createIn(file, capacity, tempDirectory(prefix, null));
+    }
+
+    private static ScratchTable createIn(final Path file, final long capacity, final Path dir)
+    {
         final boolean ownsDir = file == null;
+        final Path table = ownsDir ? dir.resolve("floodgate.map") : file;
+        final ScratchTable scratch = new ScratchTable(dir, table, ownsDir, Runtime.getRuntime().availableProcessors());
         try
         {
-            // the workers' logs, and the table unless a path was given
-            dir = parent == null ? Files.createTempDirectory(prefix) : Files.createTempDirectory(parent, prefix);
+            scratch.shards = Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(capacity).build());
+            return scratch;
+        }
+        catch (final FloodgateFileException ex)
+        {
+            scratch.close(); // nothing of ours stays behind
+            throw TableFiles.fileProblem(ex);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            scratch.close();
+            throw ex;
+        }
+    }
+
+    /** @return a new directory for the workers' logs, and the table unless a path was given. */
+    private static Path tempDirectory(final String prefix, final Path parent)
+    {
+        try
+        {
+            return parent == null ? Files.createTempDirectory(prefix) : Files.createTempDirectory(parent, prefix);
         }
         catch (final IOException ex)
         {
             throw new CliException(ExitCode.FILE, "cannot create a temporary directory: " + ex.getMessage());
-        }
-        final Path table = ownsDir ? dir.resolve("floodgate.map") : file;
-        final int shards = Runtime.getRuntime().availableProcessors();
-        try
-        {
-            final int created = Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(capacity).build());
-            return new ScratchTable(dir, table, ownsDir, created);
-        }
-        catch (final FloodgateFileException ex)
-        {
-            new ScratchTable(dir, table, ownsDir, shards).close(); // nothing of ours stays behind
-            throw TableFiles.fileProblem(ex);
         }
     }
 
@@ -104,7 +134,20 @@ public final class ScratchTable implements AutoCloseable
     @Override
     public void close()
     {
-        if (keep)
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        }
+        catch (final IllegalStateException shuttingDown)
+        {
+            // the hook is running or will: it removes the table too
+        }
+        remove();
+    }
+
+    private synchronized void remove()
+    {
+        if (keep || !Files.exists(dir))
         {
             return;
         }
