@@ -85,20 +85,26 @@ public final class EntryLocks
      * the entry (a probe). The copy is made into an array allocated before the guard is taken.
      *
      * @param key    the entry's key.
-     * @param length the value length of the key's kind ({@link Entry#valueLength}).
+     * @param kind   the key's kind.
+     * @param shards the table's shard count.
      * @return a copy of the live entry, with its generation and units; null when there is none or it is
      * tombstoned.
      * @throws TableBusyException when a live process held the segment for {@link QuotaTable#CHECK_TIMEOUT_NANOS}.
      */
-    Resolved copyIfLive(final byte[] key, final int length)
+    Resolved copyIfLive(final byte[] key, final byte kind, final int shards)
     {
-        final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
-        final ToLongFunction<Entry> copier = live -> live.copyTo(copy) ? 1 : 0; // made before the guard is taken
-        if (readLive(key, QuotaTable.CHECK_TIMEOUT_NANOS, copier, 0) == 0)
+        final UnsafeBuffer copy = new UnsafeBuffer(new byte[EntryLayout.valueLength(kind, shards)]);
+        // a lease an engine before balance lines wrote is shorter (EntryLayout.isValueLength)
+        final UnsafeBuffer older = kind != Entry.KIND_LEASE ? copy :
+            new UnsafeBuffer(new byte[EntryLayout.LEASE_BASE_LENGTH]);
+        // made before the guard is taken
+        final ToLongFunction<Entry> copier = live -> live.copyTo(copy) ? 1 : live.copyTo(older) ? 2 : 0;
+        final long copied = readLive(key, QuotaTable.CHECK_TIMEOUT_NANOS, copier, 0);
+        if (copied == 0)
         {
             return null;
         }
-        final Entry value = new Entry(copy);
+        final Entry value = new Entry(copied == 1 ? copy : older);
         return new Resolved(value, value.generationVolatile(), value.limit(), value.windowMs(),
             value.unitsVersion() & 0xFFFF_FFFFL);
     }

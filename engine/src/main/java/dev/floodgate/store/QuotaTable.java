@@ -126,7 +126,7 @@ public final class QuotaTable implements AutoCloseable
         try
         {
             final Resolved found = finder.find(key, kind, action, 0);
-            return found != null ? found : locked.copyIfLive(key, EntryLayout.valueLength(kind, shards));
+            return found != null ? found : locked.copyIfLive(key, kind, shards);
         }
         finally
         {

@@ -206,6 +206,26 @@ class EntryFinderTest
         }
     }
 
+    @Test
+    void shouldCopyALeaseWrittenBeforeBalanceLinesUnderTheLockToo() throws Exception
+    {
+        // a probe copies under the lock what the lock-free finder cannot reach (a chained tier); before, it copied
+        // only the new length and saw no lease where an older engine had written one
+        final byte[] key = hasher.key("old", Action.PUBLISH, Entry.KIND_LEASE);
+        table.map().put(key, EntryLayout.newValue(Entry.KIND_LEASE, Action.PUBLISH, 10, 60_000, NOW, 99, 0, 1234,
+            "old", 0));
+        final Resolved copied = table.locked().copyIfLive(key, Entry.KIND_LEASE, SHARDS);
+        assertNotNull(copied, "the old-length lease is copied");
+        assertEquals(EntryLayout.LEASE_BASE_LENGTH, copied.entry().length());
+        assertEquals(99, copied.generation());
+        assertEquals(1234, LeaseWords.sequenceVolatile(copied.entry()));
+        final Resolved lined = resolve(Entry.KIND_LEASE, "new", 0);
+        final Resolved copiedNew = table.locked().copyIfLive(hasher.key("new", Action.PUBLISH, Entry.KIND_LEASE),
+            Entry.KIND_LEASE, SHARDS);
+        assertNotNull(copiedNew);
+        assertEquals(lined.entry().length(), copiedNew.entry().length(), "a new lease is copied at its own length");
+    }
+
     /** What the janitor does to an idle entry, at once: tombstone, then remove. */
     private void reap(final byte[] key)
     {
