@@ -12,7 +12,7 @@ import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
  * no page-table entries, and its first touch of each page is a fault, taken by whichever check touches it first.
  * Most first touches come from cold checks inserting new keys, inside their segment's guard; two JVMs inserting
  * into the same segments then fault on each other's pages while holding the guard the other waits for. On this
- * project's virtual host a fault costs microseconds, and two JVMs warmed 100,000 new keys 2.5 to 3 times slower
+ * project's virtual host a fault costs microseconds, and two JVMs warmed 100,000 new keys 2 to 3 times slower
  * than one JVM with two threads, before this (NOTES.md, "The cold path, third step").
  *
  * <p>A read of one byte per page is enough on {@code /dev/shm} (tmpfs): a read fault of a shared, writable
@@ -28,23 +28,17 @@ final class PreTouch
     {
     }
 
-    /**
-     * @param map the table's map, open.
-     * @return the pages touched.
-     */
-    static long touch(final VanillaChronicleHash<?, ?, ?, ?> map)
+    /** @param map the table's map, open. */
+    static void touch(final VanillaChronicleHash<?, ?, ?, ?> map)
     {
         final long base = map.bsAddress();
         // Chronicle maps pageAlign(dataStoreSize()) >= this from the file's offset 0, and extends the file to cover
         // it; never dataStoreSize() itself: it counts tiers other JVMs added after this mapping, beyond its end
         final long length = map.sizeInBytesWithoutTiers();
         final long page = OS.pageSize();
-        long pages = 0;
         for (long offset = 0; offset < length; offset += page)
         {
             UnsafeMemory.MEMORY.readVolatileByte(base + offset); // volatile: a plain load the JIT could drop
-            pages++;
         }
-        return pages;
     }
 }
