@@ -29,7 +29,7 @@ import java.util.function.UnaryOperator;
  * capacity                           100000    entries the table is sized for
  * file_group_readable                false     create the file 0640 instead of 0600
  * file_pre_touch                     true      map every page of the table when opening it, so checks take no
- *                                              page faults (0.2 s for 157 MB, capacity 400,100, on our test VM)
+ *                                              page faults (0.1 s more per 39 MB, the default, on our test VM)
  * cluster_... (issue 12)                        see {@link ClusterKeys}
  * </pre>
  *
