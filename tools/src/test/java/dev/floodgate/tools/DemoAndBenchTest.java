@@ -57,6 +57,7 @@ class DemoAndBenchTest
             "max [\\d,]+.*"), out);
         assertTrue(out.contains("exact: the quotas allow 20,000 and 20,000 were admitted"), out);
         assertFalse(Files.exists(dir.resolve("bench.map")), "the scratch table is removed");
+        assertFalse(Files.exists(dir.resolve("bench.map.lock")), "and the engine's lock file beside it");
     }
 
     @Test
@@ -72,7 +73,8 @@ class DemoAndBenchTest
         assertTrue(out.contains("exact: the quotas allow 4,000 and 4,000 were admitted"), out);
         final Matcher table = Pattern.compile("  table (\\S+) \\(").matcher(out);
         assertTrue(table.find(), out);
-        if (Files.isDirectory(Path.of("/dev/shm")))
+        final Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm) && !result.err().contains("no scratch table under"))
         {
             assertTrue(table.group(1).startsWith("/dev/shm/floodgate-bench-"), "where a broker's table lives: " + out);
         }

@@ -19,8 +19,9 @@ public final class LoadOptions
     public static final int MAX_THREADS = 256;
 
     @Option(names = "--file", paramLabel = "PATH",
-        description = "Create the scratch table here (must not exist). Default: a new temporary directory (bench: " +
-            "under /dev/shm where that exists, as a broker's table).")
+        description = "Create the scratch table here (must not exist); removed at the end unless --keep. Default: a new " +
+            "temporary directory (bench: under /dev/shm, as a broker's table, where that is a writable directory " +
+            "with room for it).")
     private Path file;
 
     @Option(names = "--processes", paramLabel = "P", description = "Worker JVMs (default ${DEFAULT-VALUE}).")

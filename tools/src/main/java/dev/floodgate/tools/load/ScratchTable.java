@@ -28,6 +28,7 @@ public final class ScratchTable implements AutoCloseable
     private final Thread onExit = new Thread(this::remove, "scratch-table-remover");
     private int shards;
     private volatile boolean keep;
+    private boolean removed; // guarded by this
 
     private ScratchTable(final Path dir, final Path file, final boolean ownsDir, final int shards)
     {
@@ -134,28 +135,30 @@ public final class ScratchTable implements AutoCloseable
     @Override
     public void close()
     {
+        remove(); // first: a SIGTERM before it still finds the hook
         try
         {
             Runtime.getRuntime().removeShutdownHook(onExit);
         }
         catch (final IllegalStateException shuttingDown)
         {
-            // the hook is running or will: it removes the table too
+            // the hook is running or will, and finds the table removed
         }
-        remove();
     }
 
     private synchronized void remove()
     {
-        if (keep || !Files.exists(dir))
+        if (keep || removed)
         {
             return;
         }
+        removed = true;
         try
         {
             if (!ownsDir)
             {
                 delete(file);
+                delete(file.resolveSibling(file.getFileName() + ".lock")); // the engine's, beside every table
             }
             try (Stream<Path> paths = Files.walk(dir))
             {
