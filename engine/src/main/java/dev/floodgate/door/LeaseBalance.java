@@ -5,8 +5,9 @@ import dev.floodgate.store.LeaseWords;
 
 /**
  * The node's side of a cluster quota (issue 12): the tokens leased from the cluster's bucket and not yet spent,
- * held in a lease entry of the shared table so every JVM of the node spends the same balance. Every write loads its word, then passes the entry's generation test, then
- * compares-and-sets, as {@link Entry}'s protocol requires: a write never lands on a reclaimed entry.
+ * held in a lease entry of the shared table so every JVM of the node spends the same balance. Every write loads
+ * its word, then passes the entry's generation test, then compares-and-sets, as {@link Entry}'s protocol
+ * requires: a write never lands on a reclaimed entry.
  *
  * <p><b>Spending</b> is all or nothing: {@link #spend} takes {@code cost} tokens or none, from the CPU's balance
  * line when the lease is large enough, so CPUs spending one key do not share a cache line. A spend given back
