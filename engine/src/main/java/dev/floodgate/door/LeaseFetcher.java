@@ -7,7 +7,9 @@ import dev.floodgate.store.LeaseWords;
 
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,6 +30,8 @@ final class LeaseFetcher
      * fetcher's completion, which releases the word, runs at the latest at one bound.
      */
     static final long TAKEOVER_BOUNDS = 3;
+    private static final LeaseSource.Grant UNANSWERED = new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
+    private static final System.Logger LOG = System.getLogger("dev.floodgate");
 
     private final LeaseSource source;
     private final WeakReference<Object> owner;
@@ -107,7 +111,25 @@ final class LeaseFetcher
         giveBacks.remember(slot, action);
         final long sequence = LeaseRefill.sequence(entry);
         final long balanceAtStart = LeaseWords.balanceVolatile(entry);
-        return source.lease(action, identifier.toString(), sequence, want).handle((grant, error) ->
+        final CompletionStage<LeaseSource.Grant> lease;
+        try
+        {
+            lease = Objects.requireNonNull(source.lease(action, identifier.toString(), sequence, want), "lease");
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // the source broke its contract (it answers through the stage, never by a throw or a null): the word is
+            // released now, not taken over 3 bounds later, and the check answers as for an unavailable source
+            commit(slot, action, sequence, want, UNANSWERED, 0);
+            LeaseRefill.releaseRefill(entry, slot.generation, claim);
+            if (ex instanceof Error error)
+            {
+                throw error;
+            }
+            LOG.log(System.Logger.Level.ERROR, "the cluster's lease source threw instead of answering", ex);
+            return CompletableFuture.completedFuture(null);
+        }
+        return lease.handle((grant, error) ->
         {
             final Object held = owner.get();
             if (held == null)
@@ -116,8 +138,7 @@ final class LeaseFetcher
             }
             try
             {
-                commit(slot, action, sequence, want, grant != null ? grant :
-                    new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0), balanceAtStart);
+                commit(slot, action, sequence, want, grant != null ? grant : UNANSWERED, balanceAtStart);
             }
             finally
             {
