@@ -4,6 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import io.lettuce.core.ScriptOutputType;
+import org.agrona.concurrent.UnsafeBuffer;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -18,6 +19,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -217,6 +219,57 @@ public class ClusterBenchmark
     public long clusterCheckLimitInCaller()
     {
         return gate.floodgate.checkLimitInCaller(HotKeyBenchmark.USER, CLUSTERED);
+    }
+
+    /**
+     * The floor of the design, for reading the clustered cells: the node-only check plus what the issue's design
+     * adds at the least, a volatile load and one uncontended compare-and-set on a word in a cache line of its own
+     * (the lease's balance, spent by the same atomics as the node's claim). A clustered cell within the spread of
+     * this one costs its atomic and nothing more.
+     */
+    @Benchmark
+    public long nodeCheckLimitPlusOneCas(final OneWord word)
+    {
+        return gate.floodgate.checkLimit(HotKeyBenchmark.USER, NODE) + word.spend();
+    }
+
+    /** {@link #nodeCheckLimitPlusOneCas} on door 2. */
+    @Benchmark
+    public long nodeCheckLimitInCallerPlusOneCas(final OneWord word)
+    {
+        return gate.floodgate.checkLimitInCaller(HotKeyBenchmark.USER, NODE) + word.spend();
+    }
+
+    /** One off-heap word on a cache line of its own, spent by compare-and-set as a lease's balance is. */
+    @State(Scope.Thread)
+    public static class OneWord
+    {
+        private static final int LINE = 64;
+        private static final long FULL = 1L << 40;
+
+        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(3 * LINE));
+        int offset;
+
+        @Setup(Level.Trial)
+        public void setUp()
+        {
+            offset = (int)(LINE - (buffer.addressOffset() & (LINE - 1))) + LINE;
+            buffer.putLongVolatile(offset, FULL);
+        }
+
+        /** @return 0, having taken one from the word (refilled when it runs out, as a lease is). */
+        long spend()
+        {
+            while (true)
+            {
+                final long balance = buffer.getLongVolatile(offset);
+                final long next = balance > 0 ? balance - 1 : FULL;
+                if (buffer.compareAndSetLong(offset, balance, next))
+                {
+                    return 0;
+                }
+            }
+        }
     }
 
     /**
