@@ -2,6 +2,7 @@ package dev.floodgate.tools;
 
 import dev.floodgate.JvmFlags;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,7 +36,8 @@ final class CliProcess
         final Path err = Files.createTempFile(dir, "cli-", ".err");
         final ProcessBuilder builder = new ProcessBuilder(JvmFlags.javaCommand(FloodgateCli.class.getName(),
             System.getProperty("java.class.path"), List.of("-Xmx128m"), List.of(args)))
-            .redirectOutput(out.toFile()).redirectError(err.toFile());
+            .redirectOutput(out.toFile()).redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))); // a user's command that reads gets EOF
         builder.environment().remove("FLOODGATE_POLICY");
         builder.environment().putAll(env);
         final Process process = builder.start();

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -42,5 +43,21 @@ class ScratchTableTest
             assertEquals(dir, table.getParent().getParent(), table.toString());
         }
         assertFalse(Files.exists(table.getParent()), "removed on close");
+    }
+
+    /**
+     * A command stopped by SIGTERM while a worker JVM was still starting removes its table before the worker opens
+     * it; a worker that then opened the path made the table again, left under /dev/shm after every process was
+     * gone. A worker maps the table its command made, never a new one.
+     */
+    @Test
+    void shouldNeverMakeATableInAWorker() throws Exception
+    {
+        final Path removed = dir.resolve("removed").resolve("floodgate.map");
+        final Cli.Result result = CliProcess.run(dir, Map.of(), "worker", "--file", removed.toString(),
+            "--capacity", "1000", "--lane", "bucket,publish,1,0,user,1", "--worker", "1");
+        assertEquals(1, result.code(), result.err());
+        assertTrue(result.err().contains(removed + ": no table there"), result.err());
+        assertFalse(Files.exists(removed.getParent()), "nothing made where the table was");
     }
 }

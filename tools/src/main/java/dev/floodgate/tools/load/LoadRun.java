@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.function.LongUnaryOperator;
@@ -27,7 +28,8 @@ public final class LoadRun
     private static final long EXIT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final long RELEASE_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
-    private final List<WorkerProcess> workers = new ArrayList<>();
+    /** Added by the command's thread, reaped by the shutdown hook's too. */
+    private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
 
     private LoadRun()
     {

@@ -14,6 +14,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -97,6 +98,14 @@ public final class WorkerCommand implements Callable<Integer>
     {
         final PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
             StandardCharsets.UTF_8);
+        if (!Files.isRegularFile(file))
+        {
+            // its command made the table before starting any worker, so a missing one was removed (the command
+            // stopped by SIGTERM while this JVM started): opening would make it again, left under /dev/shm for good
+            System.err.println("worker: " + file + ": no table there; a worker maps the table its command made, " +
+                "never a new one");
+            return 1;
+        }
         final FloodgateConfig.Builder builder = FloodgateConfig.builder().file(file).capacity(capacity);
         for (final String limit : limits)
         {
