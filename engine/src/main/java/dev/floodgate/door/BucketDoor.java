@@ -57,7 +57,7 @@ final class BucketDoor
             return Outcomes.never(doors, identifier, hash, action, rule);
         }
         final long now = doors.clock.nanos(); // for the refusal's touch only: the bucket reads the ticker itself
-        final long result = claim(doors, identifier, hash, action, rule, cost, null, 0, held,
+        final long result = claim(doors, identifier, hash, action, rule, cost, null, null, 0, held,
             doors.clustered(action));
         if (result == UNREACHABLE)
         {
@@ -72,14 +72,15 @@ final class BucketDoor
      * {@value #CLAIMS} times at most (then degrades rather than spins). Records nothing.
      *
      * @param claimed   when not null, receives at {@code i} the slot of an admitted claim (for a give-back).
+     * @param starts    when not null, receives at {@code i} where an admitted claim's debt starts (for a give-back).
      * @param held      a handle's own slots, or null for this process's shared cache.
      * @param clustered a check of an action with a cluster quota: an admitted claim is spent from the cluster's
      *                  lease too ({@link ClusterGate#admit}), and given back when the cluster refuses.
      * @return {@link CheckResult#ADMITTED}, the retry-after in ms, or {@link Doors#UNREACHABLE}.
      */
     static long claim(final Doors doors, final CharSequence identifier, final int hash, final Action action,
-        final ActionRule rule, final long cost, final QuotaSlot[] claimed, final int i, final HeldQuota held,
-        final boolean clustered)
+        final ActionRule rule, final long cost, final QuotaSlot[] claimed, final long[] starts, final int i,
+        final HeldQuota held, final boolean clustered)
     {
         final int kindAction = KIND | action.ordinal();
         for (int attempt = 0; attempt < CLAIMS; attempt++)
@@ -92,14 +93,17 @@ final class BucketDoor
             {
                 return UNREACHABLE;
             }
-            final long result = slot.bucket.tryAcquire(slot.entry, doors.ticker, cost, slot.generation);
+            // a clustered check keeps its claim's start in a local array (scalar-replaced once the claim inlines)
+            final long[] start = clustered ? new long[1] : starts;
+            final long result = slot.bucket.tryAcquire(slot.entry, doors.ticker, cost, slot.generation, start,
+                clustered ? 0 : i);
             if (clustered && result == CheckResult.ADMITTED)
             {
                 final long cluster = doors.cluster.admit(doors, identifier, hash, action, cost, slot);
                 if (cluster != CheckResult.ADMITTED)
                 {
                     // the cluster refused what the node admitted: the node's tokens go back
-                    slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), cost, slot.generation);
+                    slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), cost, slot.generation, start[0]);
                 }
                 return cluster;
             }

@@ -55,6 +55,8 @@ final class Charges
         final QuotaSlot[] slots;
         final long[][] receipts;
         final long[] nows;
+        /** A bucket quota's claim: where its debt starts, for a give-back ({@link TokenBucket#giveBack}). */
+        final long[] starts;
         final long[] results;
         final boolean[] off;
         /** Answered by the unreachable rule: counted as unreachable when resolved, never in a blocked counter. */
@@ -68,6 +70,7 @@ final class Charges
             slots = new QuotaSlot[n];
             receipts = new long[n][];
             nows = new long[n];
+            starts = new long[n];
             results = new long[n];
             off = new boolean[n];
             unreachable = new boolean[n];
@@ -119,7 +122,7 @@ final class Charges
             else if (c.bucket())
             {
                 final long claimed = BucketDoor.claim(doors, c.identifier(), hash, c.action(), rule, c.cost(),
-                    charging.slots, i, null, false); // the cluster's part comes once every node quota admitted
+                    charging.slots, charging.starts, i, null, false); // the cluster's part comes once every node quota admitted
                 charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
                 result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }
@@ -188,7 +191,7 @@ final class Charges
             final Charge c = charges.get(i);
             if (c.bucket())
             {
-                slot.bucket.giveBack(slot.entry, charging.nows[i], c.cost(), slot.generation);
+                slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), c.cost(), slot.generation, charging.starts[i]);
             }
             else
             {
@@ -261,13 +264,19 @@ final class Charges
                 continue; // switched off: not counted, like the one-action doors
             }
             final long result = charging.results[i];
-            if (result != CheckResult.ADMITTED && !charging.unreachable[i] && (refused < 0 || i <= refused))
+            if (result != CheckResult.ADMITTED && !charging.unreachable[i] && refused < 0)
             {
                 if (Outcomes.refusal(doors, c.identifier(), QuotaCache.hash(c.identifier()), c.action(),
                     policy.rule(c.action()), result, charging.nows[i]))
                 {
-                    continue; // a shadow quota never fails the whole
+                    continue; // a shadow quota never fails the whole: admitted with it, counted as shadowed
                 }
+            }
+            else if (result != CheckResult.ADMITTED && !charging.unreachable[i] && i <= refused)
+            {
+                // refused with the whole, shadow quota or not: "admitted only because of shadow mode" it was not
+                Outcomes.blocked(doors, c.identifier(), QuotaCache.hash(c.identifier()), c.action(), result,
+                    charging.nows[i]);
             }
             doors.counters.increment(a, refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
         }

@@ -49,19 +49,29 @@ final class Outcomes
     static boolean refusal(final Doors doors, final CharSequence identifier, final int hash, final Action action,
         final ActionRule rule, final long result, final long nowNanos)
     {
-        final int a = action.ordinal();
-        BlockedCounter.add(doors, identifier, hash, action, nowNanos);
-        if (result == CheckResult.NEVER)
-        {
-            doors.counters.increment(a, CounterRegion.NEVER);
-        }
+        blocked(doors, identifier, hash, action, result, nowNanos);
         if (!rule.shadow)
         {
             return false;
         }
+        final int a = action.ordinal();
         doors.counters.increment(a, CounterRegion.SHADOWED);
         doors.counters.increment(a, CounterRegion.ADMITTED);
         return true;
+    }
+
+    /**
+     * A refusal's records without the shadow mode's say: the blocked counter, and a {@link CheckResult#NEVER} in
+     * its check counter. For a quota of a charge another quota refused: refused with the whole, shadow or not.
+     */
+    static void blocked(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final long result, final long nowNanos)
+    {
+        BlockedCounter.add(doors, identifier, hash, action, nowNanos);
+        if (result == CheckResult.NEVER)
+        {
+            doors.counters.increment(action.ordinal(), CounterRegion.NEVER);
+        }
     }
 
     /**

@@ -104,6 +104,19 @@ public final class TokenBucket
     public long tryAcquire(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
         final long generation)
     {
+        return tryAcquire(entry, clock, cost, generation, null, 0);
+    }
+
+    /**
+     * {@link #tryAcquire(Entry, dev.floodgate.Ticker, long, long)} for a caller that may give the claim back: when
+     * admitted, also stores where the claim's debt starts (the word it wrote, less {@code cost T}), which
+     * {@link #giveBack} needs to return only the part of the claim still ahead of the clock.
+     *
+     * @param starts null, or where to store the start at {@code at} when admitted.
+     */
+    public long tryAcquire(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
+        final long generation, final long[] starts, final int at)
+    {
         final long increment = cost * interval;
         final long threshold = span - increment;
         while (true)
@@ -121,23 +134,42 @@ public final class TokenBucket
             }
             if (BucketWords.casTat(entry, tat, notFrozen(now + debt + increment)))
             {
+                if (starts != null)
+                {
+                    starts[at] = now + debt;
+                }
                 return CheckResult.ADMITTED;
             }
         }
     }
 
     /**
-     * Gives back {@code cost} tokens this caller claimed (a multi-quota charge that failed later), never
-     * leaving the bucket fuller than full, and only while the generation (so the units) is unchanged.
+     * Gives back {@code cost} tokens this caller claimed (a multi-quota charge that failed later, or a check the
+     * cluster refused), never leaving the bucket fuller than full, and only while the generation (so the units) is
+     * unchanged.
+     *
+     * <p>Only the part of the claim's debt still ahead of the clock goes back. The part that elapsed since the
+     * claim was refilled while the claim held it; given back too, it would come on top of what refilled, and a check
+     * claiming on top meanwhile would leave the bucket holding more than its capacity at one instant (found by
+     * review: capacity 10, a charge of 10 given back 500 ms after its claim, 5 claimed between: 15 admitted at once).
      *
      * @param entry      the bucket entry.
-     * @param nowNanos   monotonic time.
+     * @param nowNanos   monotonic time, now.
      * @param cost       tokens claimed.
      * @param generation the generation of the claim.
+     * @param start      where the claim's debt started ({@link #tryAcquire(Entry, dev.floodgate.Ticker, long, long,
+     *                   long[], int)}).
      */
-    public void giveBack(final Entry entry, final long nowNanos, final long cost, final long generation)
+    public void giveBack(final Entry entry, final long nowNanos, final long cost, final long generation,
+        final long start)
     {
         final long now = nowNanos * scale;
+        final long ahead = start + cost * interval - now; // the claim's debt not yet elapsed
+        if (ahead <= 0 || ahead > span + span)
+        {
+            return; // elapsed whole: nothing of it is owed any more (or a clock from before the claim)
+        }
+        final long amount = Math.min(ahead, cost * interval);
         while (true)
         {
             final long tat = BucketWords.tatVolatile(entry);
@@ -150,7 +182,7 @@ public final class TokenBucket
             {
                 return; // already full
             }
-            final long next = raw > cost * interval ? tat - cost * interval : now;
+            final long next = raw > amount ? tat - amount : now;
             if (BucketWords.casTat(entry, tat, notFrozen(next)))
             {
                 return;

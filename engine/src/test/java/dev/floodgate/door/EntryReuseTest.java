@@ -116,11 +116,12 @@ class EntryReuseTest
         entry.publishGenerationVolatile(GENERATION);
         BucketWords.putTatVolatile(entry, bucket.fullWord(NOW));
         final ManualTicker ticker = new ManualTicker(NOW);
-        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, ticker, 1, GENERATION));
+        final long[] start = new long[1];
+        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, ticker, 1, GENERATION, start, 0));
         reclaimAndReuse();
         final byte[] before = memory.clone();
         assertEquals(TokenBucket.STALE, bucket.tryAcquire(entry, ticker, 1, GENERATION));
-        bucket.giveBack(entry, NOW, 1, GENERATION);
+        bucket.giveBack(entry, NOW, 1, GENERATION, start[0]);
         assertArrayEquals(before, memory);
     }
 }

@@ -197,6 +197,31 @@ class TokenBucketTest
         assertFalse(TokenBucket.fits(1, 0));
     }
 
+    /**
+     * A claim given back half a window later returns only what is still ahead of the clock: the bucket then holds
+     * what it would had the claim never been made, less what another check took meanwhile. Before, the whole claim
+     * went back on top of what had refilled while it was held: a full bucket after a claim of all of it, half a window
+     * and a claim of half of it (found by review, through a refused charge).
+     */
+    @ParameterizedTest
+    @MethodSource("configurations")
+    void shouldGiveBackOnlyWhatIsStillAheadOfTheClock(final long limit, final long windowMs, final long start)
+    {
+        final TokenBucket bucket = new TokenBucket(limit, windowMs);
+        final Entry entry = word(bucket, start);
+        final long[] claimed = new long[1];
+        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, () -> start, limit, 0, claimed, 0), "all of it");
+        final long half = start + windowMs * MS / 2;
+        final long between = limit / 2;
+        if (between > 0)
+        {
+            assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, () -> half, between, 0), "half refilled");
+        }
+        bucket.giveBack(entry, half, limit, 0, claimed[0]);
+        assertEquals(limit - between, bucket.available(BucketWords.tatVolatile(entry), half),
+            "as if the claim given back had never been made");
+    }
+
     private static long ceilDiv(final long x, final long y)
     {
         return -Math.floorDiv(-x, y);
