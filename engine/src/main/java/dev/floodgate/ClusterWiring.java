@@ -3,6 +3,7 @@ package dev.floodgate;
 import dev.floodgate.door.ClusterGate;
 import dev.floodgate.door.LeaseSource;
 import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.KeyHasher;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.SlotLocks;
 
@@ -52,13 +53,25 @@ final class ClusterWiring
     }
 
     /**
-     * @return the name this node leases under: one per table file (its host's boot and its creation), so every JVM
-     * mapping the file shares it, and a file made again (whose sequences restart) takes a new one.
+     * @return the name this node leases under, {@code fg-<boot id>-<file id>}: one per table file, so every JVM
+     * mapping the file shares it and a file made again (whose sequences restart) takes a new one. The file id is 64
+     * bits of a keyed hash under the file's random secret (Redis learns nothing of the secret). It was the file's
+     * creation time in ms until a review found two files made on one host in the same millisecond (two services, or
+     * two pods sharing the kernel's boot id) named as one node: they shared the script's sequence record per bucket,
+     * and a request of one answered as a replay of the other's handed one grant to both.
      */
     static String nodeName(final FileHeader header)
     {
-        return "fg-" + header.bootId() + "-" + header.createdWallMs();
+        final byte[] id = new KeyHasher(header.secret0(), header.secret1()).key(NODE_LABEL, Action.AUTH, (byte)0);
+        final StringBuilder name = new StringBuilder("fg-").append(header.bootId()).append('-');
+        for (int i = 0; i < Long.BYTES; i++)
+        {
+            name.append(Character.forDigit(id[i] >>> 4 & 0xF, 16)).append(Character.forDigit(id[i] & 0xF, 16));
+        }
+        return name.toString();
     }
+
+    private static final String NODE_LABEL = "floodgate.cluster.node";
 
     private static LeaseSource source(final String uri, final long[] limits, final long[] windows, final String node)
     {
