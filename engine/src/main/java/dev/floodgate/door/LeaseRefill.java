@@ -75,7 +75,10 @@ final class LeaseRefill
         final long nowMs = nowNanos / 1_000_000L;
         if (word != 0)
         {
-            final long ageMs = nowMs - sinceMs(word) & MS_MASK;
+            final long masked = nowMs - sinceMs(word) & MS_MASK;
+            // a word claimed after this caller read its clock is younger than its reading: age 0, not 2^40 ms
+            // (found by review: the live fetch was taken over at once, and the two answers could lose a grant)
+            final long ageMs = masked > MS_MASK >>> 1 ? 0 : masked;
             if (ageMs < takeoverNanos / 1_000_000L &&
                 (ageMs < PROBE_AFTER_MS || holders.alive().test(holderOf(word))))
             {
