@@ -239,7 +239,9 @@ final class LeaseBalance
      * generation-checked compare-and-set to 0, so a token is either spent by a check or given back, never both.
      * Tokens a spend carries between two words at that moment stay with the node. Call it holding the refill word.
      *
-     * @return the tokens taken; 0 when the balance was empty or the entry changed (nothing taken after that).
+     * @return the tokens taken (0 when the balance was empty); when the entry changed part way, what was taken
+     * before (nothing after), which the caller's next generation-checked step then fails to send: lost with the
+     * entry, as its balance would be.
      */
     static long takeAll(final Entry entry, final long generation)
     {
