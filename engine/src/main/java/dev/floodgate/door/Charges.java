@@ -121,8 +121,9 @@ final class Charges
             }
             else if (c.bucket())
             {
+                // the cluster's part comes once every node quota admitted
                 final long claimed = BucketDoor.claim(doors, c.identifier(), hash, c.action(), rule, c.cost(),
-                    charging.slots, charging.starts, i, null, false); // the cluster's part comes once every node quota admitted
+                    charging.slots, charging.starts, i, null, false);
                 charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
                 result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }

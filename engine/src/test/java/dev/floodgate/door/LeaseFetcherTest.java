@@ -55,7 +55,8 @@ class LeaseFetcherTest
             throw new IllegalStateException("rejected synchronously");
         });
         source.answers.add(() -> null);
-        source.answers.add(() -> CompletableFuture.completedFuture(new LeaseSource.Grant(LeaseSource.GRANTED, LEASE, 0)));
+        source.answers.add(() ->
+            CompletableFuture.completedFuture(new LeaseSource.Grant(LeaseSource.GRANTED, LEASE, 0)));
         final LeaseFetcher fetcher = fetcher(source);
 
         for (int broken = 0; broken < 2; broken++)
