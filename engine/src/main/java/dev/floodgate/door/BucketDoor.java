@@ -93,17 +93,34 @@ final class BucketDoor
             {
                 return UNREACHABLE;
             }
-            // a clustered check keeps its claim's start in a local array (scalar-replaced once the claim inlines)
-            final long[] start = clustered ? new long[1] : starts;
-            final long result = slot.bucket.tryAcquire(slot.entry, doors.ticker, cost, slot.generation, start,
-                clustered ? 0 : i);
+            long start = TokenBucket.NOT_CLAIMED;
+            long result;
+            if (clustered || starts != null)
+            {
+                // a claim that may be given back keeps where its debt starts (TokenBucket.giveBack)
+                do
+                {
+                    start = slot.bucket.claimStart(slot.entry, doors.ticker, cost, slot.generation);
+                    result = start != TokenBucket.NOT_CLAIMED ? CheckResult.ADMITTED :
+                        slot.bucket.refusal(slot.entry, doors.ticker, cost, slot.generation);
+                }
+                while (start == TokenBucket.NOT_CLAIMED && result == CheckResult.ADMITTED); // refilled meanwhile
+                if (starts != null && result == CheckResult.ADMITTED)
+                {
+                    starts[i] = start;
+                }
+            }
+            else
+            {
+                result = slot.bucket.tryAcquire(slot.entry, doors.ticker, cost, slot.generation);
+            }
             if (clustered && result == CheckResult.ADMITTED)
             {
                 final long cluster = doors.cluster.admit(doors, identifier, hash, action, cost, slot);
                 if (cluster != CheckResult.ADMITTED)
                 {
                     // the cluster refused what the node admitted: the node's tokens go back
-                    slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), cost, slot.generation, start[0]);
+                    slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), cost, slot.generation, start);
                 }
                 return cluster;
             }

@@ -104,19 +104,6 @@ public final class TokenBucket
     public long tryAcquire(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
         final long generation)
     {
-        return tryAcquire(entry, clock, cost, generation, null, 0);
-    }
-
-    /**
-     * {@link #tryAcquire(Entry, dev.floodgate.Ticker, long, long)} for a caller that may give the claim back: when
-     * admitted, also stores where the claim's debt starts (the word it wrote, less {@code cost T}), which
-     * {@link #giveBack} needs to return only the part of the claim still ahead of the clock.
-     *
-     * @param starts null, or where to store the start at {@code at} when admitted.
-     */
-    public long tryAcquire(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
-        final long generation, final long[] starts, final int at)
-    {
         final long increment = cost * interval;
         final long threshold = span - increment;
         while (true)
@@ -134,13 +121,64 @@ public final class TokenBucket
             }
             if (BucketWords.casTat(entry, tat, notFrozen(now + debt + increment)))
             {
-                if (starts != null)
-                {
-                    starts[at] = now + debt;
-                }
                 return CheckResult.ADMITTED;
             }
         }
+    }
+
+    /** Returned by {@link #claimStart} when it claimed nothing; {@link #refusal} then says why. */
+    public static final long NOT_CLAIMED = Long.MIN_VALUE;
+
+    /**
+     * {@link #tryAcquire} for a caller that may give the claim back: the same claim, answered by where the claim's
+     * debt starts (the word it wrote, less {@code cost T}), which {@link #giveBack} needs to return only the part of
+     * the claim still ahead of the clock. A start that would equal {@link #NOT_CLAIMED} is answered one unit
+     * earlier (a give-back then returns one unit, a fraction of a nanosecond's debt, less).
+     *
+     * @return the start, or {@link #NOT_CLAIMED} when nothing was claimed (refused, or the generation changed).
+     */
+    public long claimStart(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
+        final long generation)
+    {
+        final long increment = cost * interval;
+        final long threshold = span - increment;
+        while (true)
+        {
+            final long tat = BucketWords.tatVolatile(entry);
+            if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
+            {
+                return NOT_CLAIMED;
+            }
+            final long now = clock.nanos() * scale;
+            final long debt = debt(tat, now);
+            if (debt > threshold)
+            {
+                return NOT_CLAIMED;
+            }
+            if (BucketWords.casTat(entry, tat, notFrozen(now + debt + increment)))
+            {
+                final long start = now + debt;
+                return start == NOT_CLAIMED ? start - 1 : start;
+            }
+        }
+    }
+
+    /**
+     * Why {@link #claimStart} claimed nothing, read without writing: {@link #STALE}, the milliseconds until
+     * {@code cost} tokens are available, or {@link CheckResult#ADMITTED} when they are now (they refilled since:
+     * claim again).
+     */
+    public long refusal(final Entry entry, final dev.floodgate.Ticker clock, final long cost, final long generation)
+    {
+        final long tat = BucketWords.tatVolatile(entry);
+        if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
+        {
+            return STALE;
+        }
+        final long threshold = span - cost * interval;
+        final long debt = debt(tat, clock.nanos() * scale);
+        return debt > threshold ? Math.max(1, ceilDiv(ceilDiv(debt - threshold, scale), NANOS_PER_MS)) :
+            CheckResult.ADMITTED;
     }
 
     /**
@@ -157,8 +195,7 @@ public final class TokenBucket
      * @param nowNanos   monotonic time, now.
      * @param cost       tokens claimed.
      * @param generation the generation of the claim.
-     * @param start      where the claim's debt started ({@link #tryAcquire(Entry, dev.floodgate.Ticker, long, long,
-     *                   long[], int)}).
+     * @param start      where the claim's debt started ({@link #claimStart}).
      */
     public void giveBack(final Entry entry, final long nowNanos, final long cost, final long generation,
         final long start)

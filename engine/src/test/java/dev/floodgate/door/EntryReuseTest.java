@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -116,12 +117,14 @@ class EntryReuseTest
         entry.publishGenerationVolatile(GENERATION);
         BucketWords.putTatVolatile(entry, bucket.fullWord(NOW));
         final ManualTicker ticker = new ManualTicker(NOW);
-        final long[] start = new long[1];
-        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, ticker, 1, GENERATION, start, 0));
+        final long start = bucket.claimStart(entry, ticker, 1, GENERATION);
+        assertNotEquals(TokenBucket.NOT_CLAIMED, start);
         reclaimAndReuse();
         final byte[] before = memory.clone();
         assertEquals(TokenBucket.STALE, bucket.tryAcquire(entry, ticker, 1, GENERATION));
-        bucket.giveBack(entry, NOW, 1, GENERATION, start[0]);
+        assertEquals(TokenBucket.NOT_CLAIMED, bucket.claimStart(entry, ticker, 1, GENERATION));
+        assertEquals(TokenBucket.STALE, bucket.refusal(entry, ticker, 1, GENERATION));
+        bucket.giveBack(entry, NOW, 1, GENERATION, start);
         assertArrayEquals(before, memory);
     }
 }

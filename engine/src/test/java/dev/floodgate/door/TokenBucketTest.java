@@ -13,6 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -209,15 +210,17 @@ class TokenBucketTest
     {
         final TokenBucket bucket = new TokenBucket(limit, windowMs);
         final Entry entry = word(bucket, start);
-        final long[] claimed = new long[1];
-        assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, () -> start, limit, 0, claimed, 0), "all of it");
+        final long claimed = bucket.claimStart(entry, () -> start, limit, 0);
+        assertNotEquals(TokenBucket.NOT_CLAIMED, claimed, "all of it");
+        assertEquals(bucket.tryAcquire(entry, () -> start, 1, 0), bucket.refusal(entry, () -> start, 1, 0),
+            "nothing left, and the refusal says what a check would meet");
         final long half = start + windowMs * MS / 2;
         final long between = limit / 2;
         if (between > 0)
         {
             assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, () -> half, between, 0), "half refilled");
         }
-        bucket.giveBack(entry, half, limit, 0, claimed[0]);
+        bucket.giveBack(entry, half, limit, 0, claimed);
         assertEquals(limit - between, bucket.available(BucketWords.tatVolatile(entry), half),
             "as if the claim given back had never been made");
     }
