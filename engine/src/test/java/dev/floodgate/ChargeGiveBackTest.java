@@ -154,4 +154,33 @@ class ChargeGiveBackTest
             + before + " -> " + after);
         assertEquals(1, after.refused() - before.refused(), before + " -> " + after);
     }
+
+    /**
+     * The policy changes a bucket quota's units between its claim and the end of the charge, and another check
+     * converts the entry: the charge's give-back finds a new generation, the claim stays counted (carried into the
+     * new units as debt), and the charge's next attempt claimed it again: a charge that should be admitted was
+     * refused, and what it never got stayed counted.
+     */
+    @Test
+    void shouldNotKeepARetriedChargesFirstClaimAcrossAConversion()
+    {
+        gate = Floodgate.open(config(10));
+        assertEquals(Floodgate.ADMITTED, gate.checkLimit("p", Action.PUBLISH)); // warm the bucket's slot
+        time.advanceMs(1_000); // full again
+        final FloodgateConfig doubled = FloodgateConfig.builder().file(dir.resolve("g.map")).capacity(1_000)
+            .ticker(ticker).limit(Action.PUBLISH, 20, 1_000).limit(Action.SUBSCRIBE, 100, 60_000).build();
+        final AtomicLong between = new AtomicLong();
+        ticker.onRead(3, () ->
+        {
+            gate.reconfigure(doubled); // the bucket's units change: 20 per second
+            between.set(onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 1))); // converts the entry
+        });
+        final long charge = gate.charge(List.of(Charge.bucket("p", Action.PUBLISH, 10),
+            Charge.window("p", Action.SUBSCRIBE, 1)));
+        assertTrue(!ticker.armed(), "the action ran inside the charge");
+        assertEquals(Floodgate.ADMITTED, between.get());
+        // As checks by name: a full bucket of 20 less the one token taken between leaves 19; the charge takes 10
+        assertEquals(Floodgate.ADMITTED, charge, "19 tokens were left for a charge of 10");
+        assertEquals(9, gate.probe("p", Action.PUBLISH).remaining(), "20 - 1 - 10");
+    }
 }

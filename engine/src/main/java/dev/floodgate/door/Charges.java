@@ -57,6 +57,11 @@ final class Charges
         final long[] nows;
         /** A bucket quota's claim: where its debt starts, for a give-back ({@link TokenBucket#giveBack}). */
         final long[] starts;
+        /**
+         * A bucket quota's claim an attempt could not give back because a conversion moved the entry to new units
+         * (and carried the claim along as debt): still counted, so the next attempt does not claim it again.
+         */
+        final boolean[] held;
         final long[] results;
         final boolean[] off;
         /** Answered by the unreachable rule: counted as unreachable when resolved, never in a blocked counter. */
@@ -71,6 +76,7 @@ final class Charges
             receipts = new long[n][];
             nows = new long[n];
             starts = new long[n];
+            held = new boolean[n];
             results = new long[n];
             off = new boolean[n];
             unreachable = new boolean[n];
@@ -118,6 +124,12 @@ final class Charges
             if (verdict == Doors.OVER || doors.overCluster(c.action(), c.cost()))
             {
                 result = CheckResult.NEVER;
+            }
+            else if (c.bucket() && charging.held[i])
+            {
+                // claimed by an earlier attempt and carried into the new units: claiming again would count it twice
+                // (found by review: a charge with 19 tokens left for its 10 was refused, and 10 stayed counted)
+                result = CheckResult.ADMITTED;
             }
             else if (c.bucket())
             {
@@ -192,7 +204,8 @@ final class Charges
             final Charge c = charges.get(i);
             if (c.bucket())
             {
-                slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), c.cost(), slot.generation, charging.starts[i]);
+                charging.held[i] = !slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), c.cost(),
+                    slot.generation, charging.starts[i]);
             }
             else
             {

@@ -196,15 +196,18 @@ public final class TokenBucket
      * @param cost       tokens claimed.
      * @param generation the generation of the claim.
      * @param start      where the claim's debt started ({@link #claimStart}).
+     * @return true when nothing of the claim is owed any more (given back, or elapsed); false when the entry's
+     * generation moved (a conversion carried the claim into new units as debt, or the entry was reclaimed) or a
+     * conversion holds the word: the claim stays counted with the entry (refuses more, never admits more).
      */
-    public void giveBack(final Entry entry, final long nowNanos, final long cost, final long generation,
+    public boolean giveBack(final Entry entry, final long nowNanos, final long cost, final long generation,
         final long start)
     {
         final long now = nowNanos * scale;
         final long ahead = start + cost * interval - now; // the claim's debt not yet elapsed
         if (ahead <= 0 || ahead > span + span)
         {
-            return; // elapsed whole: nothing of it is owed any more (or a clock from before the claim)
+            return true; // elapsed whole: nothing of it is owed any more (or a clock from before the claim)
         }
         final long amount = Math.min(ahead, cost * interval);
         while (true)
@@ -212,17 +215,17 @@ public final class TokenBucket
             final long tat = BucketWords.tatVolatile(entry);
             if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
             {
-                return; // converted or reclaimed meanwhile: keep the charge (refuses more, never admits more)
+                return false;
             }
             final long raw = tat - now;
             if (raw <= 0 || raw > span + span)
             {
-                return; // already full
+                return true; // already full
             }
             final long next = raw > amount ? tat - amount : now;
             if (BucketWords.casTat(entry, tat, notFrozen(next)))
             {
-                return;
+                return true;
             }
         }
     }
