@@ -56,7 +56,7 @@ final class TableAdmin
                 }
                 // A reset entry is logically gone: checks holding its address go back to the table, and the
                 // janitor removes it after the grace period unless a check revives it first.
-                value.tombstoneVolatile(now);
+                value.tombstoneVolatile(now, value.stateSumVolatile());
                 removed.add(kind == Entry.KIND_BUCKET ? "bucket" : kind == Entry.KIND_WINDOW ?
                     "window" : "blocked");
                 return false;

@@ -144,6 +144,12 @@ public final class Janitor
                     {
                         return false; // a check revived it
                     }
+                    if (now - value.tombstonedAtNanos() < graceNanos)
+                    {
+                        // tombstoned again since the scan (revived, then judged idle by another janitor, or reset):
+                        // a check that revived it may still be between its generation test and its write
+                        return false;
+                    }
                     if (value.stateSumVolatile() == value.tombstoneStateSum())
                     {
                         outcome[0] = 1;
@@ -166,9 +172,10 @@ public final class Janitor
                 final long t = ticker.nanos();
                 final boolean orphanedBlocked = value.kind() == Entry.KIND_BLOCKED &&
                     value.actionOrdinal() == Action.DASHBOARD_API.ordinal();
+                final long sum = value.stateSumVolatile(); // before the idle test: see Entry.tombstoneVolatile
                 if (!value.isTombstonedVolatile() && (orphanedBlocked || isIdle(value, t)))
                 {
-                    value.tombstoneVolatile(t);
+                    value.tombstoneVolatile(t, sum);
                     done[0] = true;
                 }
                 return false;

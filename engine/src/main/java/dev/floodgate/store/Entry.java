@@ -277,15 +277,21 @@ public final class Entry
     }
 
     /**
-     * Marks the entry as being aged out: records its state fingerprint and the time, then publishes
-     * {@link #TOMBSTONE} as its generation (volatile store), which sends every check holding its address back to
-     * the table. Under the segment's write lock.
+     * Marks the entry as being aged out: records the state fingerprint the caller took and the time, then
+     * publishes {@link #TOMBSTONE} as its generation (volatile store), which sends every check holding its address
+     * back to the table. Under the segment's write lock.
+     *
+     * <p>The caller takes the fingerprint ({@link #stateSumVolatile}) <em>before</em> it judges the entry idle:
+     * checks take no lock, so a check may write between the judgement and the tombstone; with the fingerprint taken
+     * first, that write is outside it and revives the entry when its grace ends. Taken here, after the judgement,
+     * it held such a write, and the entry was reclaimed with the check's count in it (found by review).
      *
      * @param nowNanos monotonic time.
+     * @param stateSum the fingerprint, taken before the idle test.
      */
-    public void tombstoneVolatile(final long nowNanos)
+    public void tombstoneVolatile(final long nowNanos, final long stateSum)
     {
-        value.putLong(TOMBSTONE_STATE_OFFSET, stateSumVolatile());
+        value.putLong(TOMBSTONE_STATE_OFFSET, stateSum);
         value.putLong(TOMBSTONED_AT_OFFSET, nowNanos);
         value.putLongVolatile(GENERATION_OFFSET, TOMBSTONE);
     }

@@ -46,7 +46,7 @@ class EntryReuseTest
     /** Tombstone, reap, and a new bucket entry in the same memory: zeros past its 128 bytes, as freed space is. */
     private void reclaimAndReuse()
     {
-        entry.tombstoneVolatile(NOW);
+        entry.tombstoneVolatile(NOW, entry.stateSumVolatile());
         java.util.Arrays.fill(memory, (byte)0);
         entry.publishGenerationVolatile(9);
         EntryBytes.putKind(bytes, Entry.KIND_BUCKET);
@@ -76,7 +76,7 @@ class EntryReuseTest
         publishPolicy();
         entry.publishGenerationVolatile(GENERATION);
         final long number = rule.cursor(NOW / 1_000_000).number();
-        entry.tombstoneVolatile(NOW);
+        entry.tombstoneVolatile(NOW, entry.stateSumVolatile());
         assertEquals(WindowClaim.STALE_ENTRY, WindowClaim.claim(entry, GENERATION, policy, 1, rule, number, 1, null,
             false));
         assertEquals(entry.tombstoneStateSum(), entry.stateSumVolatile(),

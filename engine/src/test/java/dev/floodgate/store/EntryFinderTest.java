@@ -101,7 +101,7 @@ class EntryFinderTest
         final Resolved inserted = resolve(Entry.KIND_WINDOW, "alice", 1);
         assertEquals(1, table.locked().withWriteLock(hasher.key("alice", Action.PUBLISH, Entry.KIND_WINDOW), value ->
         {
-            value.tombstoneVolatile(NOW);
+            value.tombstoneVolatile(NOW, value.stateSumVolatile());
             return false;
         }));
         assertNull(find(Entry.KIND_WINDOW, "alice", 1));
@@ -231,7 +231,7 @@ class EntryFinderTest
     {
         table.locked().withWriteLock(key, value ->
         {
-            value.tombstoneVolatile(NOW);
+            value.tombstoneVolatile(NOW, value.stateSumVolatile());
             return false;
         });
         assertEquals(2, table.locked().withWriteLock(key, value -> true));

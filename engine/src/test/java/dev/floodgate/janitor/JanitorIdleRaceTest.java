@@ -1,0 +1,185 @@
+package dev.floodgate.janitor;
+
+import com.sun.jdi.Bootstrap;
+import com.sun.jdi.Location;
+import com.sun.jdi.VirtualMachine;
+import com.sun.jdi.connect.AttachingConnector;
+import com.sun.jdi.connect.Connector;
+import com.sun.jdi.event.BreakpointEvent;
+import com.sun.jdi.event.ClassPrepareEvent;
+import com.sun.jdi.event.Event;
+import com.sun.jdi.event.EventSet;
+import com.sun.jdi.event.VMDeathEvent;
+import com.sun.jdi.event.VMDisconnectEvent;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.ClassPrepareRequest;
+import com.sun.jdi.request.EventRequest;
+import dev.floodgate.Action;
+import dev.floodgate.Floodgate;
+import dev.floodgate.JvmFlags;
+import dev.floodgate.ManualTicker;
+import dev.floodgate.door.TokenBucket;
+import dev.floodgate.store.Entry;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.Resolved;
+import dev.floodgate.testkit.IdleJanitor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The janitor tested idleness and only then took the fingerprint ({@code Entry.tombstoneVolatile}) and wrote the
+ * tombstone. A lock-free check that landed between the two was in the fingerprint but not in the idle test: the
+ * entry was tombstoned holding that check's count, and a grace period later the unchanged fingerprint let the
+ * janitor remove it, count and all. The fingerprint is now taken before the idle test, so such a write revives the
+ * entry. Found by review; fails before the fix.
+ *
+ * <p>Deterministic: the janitor runs in a child JVM under the debugger (JDI), stopped by a breakpoint at the entry
+ * of {@code Entry.tombstoneVolatile}, which the janitor calls after its idle test with the segment's write lock
+ * held; this JVM's warm check (lock-free, as every warm check) charges the bucket there, then the janitor resumes.
+ */
+@Timeout(120)
+class JanitorIdleRaceTest
+{
+    private static final long NOW = 1_000_000_000_000L;
+    private static final long GRACE = 10_000_000_000L;
+    private static final long HOUR_MS = 3_600_000L;
+    private static final int SHARDS = 4;
+    private static final long CAPACITY = 1_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldNeverReapABucketACheckChargedBetweenTheIdleTestAndTheTombstone() throws Exception
+    {
+        final Path file = dir.resolve("idle.map");
+        final TokenBucket bucket = new TokenBucket(1, HOUR_MS); // one per hour
+        final ManualTicker ticker = new ManualTicker(NOW);
+        try (QuotaTable table = QuotaTable.open(file, CAPACITY, SHARDS, false, NOW))
+        {
+            final Resolved slot = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
+                bucket.fullWord(NOW), NOW, null);
+            final List<String> command = JvmFlags.javaCommand(IdleJanitor.class.getName(),
+                System.getProperty("java.class.path"), List.of("-Xmx192m", "-XX:+UseSerialGC",
+                    "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0"),
+                List.of(file.toString(), Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW),
+                    Long.toString(GRACE)));
+            final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final StringBuilder transcript = new StringBuilder();
+            long chargedAtBreakpoint = -99;
+            try
+            {
+                final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                    StandardCharsets.UTF_8));
+                final String listening = out.readLine();
+                final Matcher port = Pattern.compile("address: (?:[^:]*:)?(\\d+)").matcher(String.valueOf(listening));
+                assertTrue(port.find(), "jdwp: " + listening);
+                final Thread drain = new Thread(() ->
+                {
+                    try
+                    {
+                        for (String line; (line = out.readLine()) != null; )
+                        {
+                            synchronized (transcript)
+                            {
+                                transcript.append(line).append('\n');
+                            }
+                        }
+                    }
+                    catch (final Exception ignored)
+                    {
+                        // the child ended
+                    }
+                });
+                drain.setDaemon(true);
+                drain.start();
+
+                final AttachingConnector attach = Bootstrap.virtualMachineManager().attachingConnectors().stream()
+                    .filter(c -> c.name().equals("com.sun.jdi.SocketAttach")).findFirst().orElseThrow();
+                final Map<String, Connector.Argument> arguments = attach.defaultArguments();
+                arguments.get("hostname").setValue("127.0.0.1");
+                arguments.get("port").setValue(port.group(1));
+                final VirtualMachine vm = attach.attach(arguments);
+                final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
+                prepare.addClassFilter(Entry.class.getName());
+                prepare.enable();
+                vm.resume();
+                int hits = 0;
+                boolean running = true;
+                while (running)
+                {
+                    final EventSet events = vm.eventQueue().remove(60_000);
+                    assertNotNull(events, "the child janitor went quiet");
+                    for (final Event event : events)
+                    {
+                        if (event instanceof ClassPrepareEvent prepared)
+                        {
+                            // the entry of Entry.tombstoneVolatile, which the janitor calls after its idle test;
+                            // nothing else in the child tombstones
+                            final Location at = prepared.referenceType().methodsByName("tombstoneVolatile").get(0)
+                                .location();
+                            final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
+                            stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+                            stop.enable();
+                        }
+                        else if (event instanceof BreakpointEvent)
+                        {
+                            hits++;
+                            // the janitor judged the full bucket idle and holds the write lock; a warm check
+                            // (generation still the one it cached, no lock) charges the bucket now
+                            chargedAtBreakpoint = bucket.tryAcquire(slot.entry(), ticker, 1, slot.generation());
+                        }
+                        else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
+                        {
+                            running = false;
+                        }
+                    }
+                    if (running)
+                    {
+                        events.resume();
+                    }
+                }
+                assertEquals(1, hits, "the janitor tombstoned the one bucket once");
+                assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child janitor ended");
+                drain.join(10_000);
+            }
+            finally
+            {
+                child.destroyForcibly();
+                child.waitFor(10, TimeUnit.SECONDS);
+            }
+            final String log;
+            synchronized (transcript)
+            {
+                log = transcript.toString();
+            }
+            assertTrue(log.contains("DONE"), "the child janitor's passes: " + log);
+            assertEquals(Floodgate.ADMITTED, chargedAtBreakpoint, "the first check of the hour is admitted");
+
+            // the next check, 1 s after the janitor's second pass: well within the hour
+            final long later = NOW + GRACE + 1_000_000_000L;
+            ticker.set(later);
+            final Resolved next = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
+                bucket.fullWord(later), later, null);
+            final long second = bucket.tryAcquire(next.entry(), ticker, 1, next.generation());
+            assertTrue(second != Floodgate.ADMITTED, "a limit of 1 per hour admitted a second check " +
+                (GRACE / 1_000_000_000L + 1) + " s after the first: the janitor reaped the bucket holding the first " +
+                "check's charge. Child janitor: " + log.replace('\n', ' '));
+        }
+    }
+}
