@@ -28,7 +28,8 @@ import dev.floodgate.store.ShardWords;
  * window with a stale count: that can only refuse, never admit more, and only in a window whose tag matches.
  *
  * <p>A claim is one compare-and-set that either adds within the shard's cap for the current window or, when the
- * word holds an older window or is unused (0: as created or reset), starts the shard afresh. Window numbers
+ * word holds an older window or is unused (word and newest number 0, as created), starts the shard afresh (a reset
+ * zeroes the word only: it then reads as an empty window at or below the newest number). Window numbers
  * only move forward in a word, and a word from a newer window (another process's clock read a little later) is
  * claimed in that newer window, so each window's count is exact: a limit of n admits at most n per window,
  * whatever the number of threads and processes. Every write loads its words, then the entry's generation, then
@@ -110,8 +111,8 @@ public final class ShardedWindow
      * Claims up to {@code want} tokens from one shard, in the current window or, when the word already holds a
      * newer window, in that one, as long as the entry's generation is still {@code generation}. The cap is the
      * one of the regime the claimed window belongs to, so a check still under an old regime never fills a
-     * new-regime window beyond the new cap. An all-zero word (as created or reset) counts as older than any
-     * window.
+     * new-regime window beyond the new cap. An unused shard (word and newest number 0, as created) counts as
+     * older than any window.
      *
      * <p>The generation is loaded (acquire) after the word and before the compare-and-set, on every attempt:
      * a check that resumes after the entry was tombstoned, reaped and its memory reused sees the new
@@ -146,9 +147,13 @@ public final class ShardedWindow
             return STALE;
         }
         final long held = number(word, newest);
+        // unused: as created (both words 0). Not the word alone: a give-back that empties a shard in a window whose
+        // tag is 0 leaves the word 0 too, and a check a tick behind then started the spent window before afresh on
+        // it (found by review: up to twice the limit); with its newest number set, it reads as that window, empty.
+        final boolean unused = word == 0 && newest == 0;
         final long number;
         final long used;
-        if (word == 0 || held < windowNumber)
+        if (unused || held < windowNumber)
         {
             number = windowNumber;
             used = 0;
@@ -173,7 +178,7 @@ public final class ShardedWindow
         }
         // the newest number first, so no reader ever sees the word's number above it; an unused word holds no
         // window, so its newest number may also come down to the claim's (a negative monotonic clock's numbers)
-        if ((word == 0 ? number != newest : number > newest) && !ShardWords.casNewest(entry, shard, newest, number))
+        if ((unused ? number != newest : number > newest) && !ShardWords.casNewest(entry, shard, newest, number))
         {
             return RACE;
         }
