@@ -61,6 +61,22 @@ public final class ActionRule
         return limit == 0;
     }
 
+    /**
+     * Whether the policy knows which regime owns a moment: the file keeps two regimes, so a moment before the
+     * previous one's epoch (a clock a tick behind the publisher's, just after two publishes at a boundary) belongs
+     * to a regime the policy no longer holds. Numbering it by the previous regime admitted in a window already spent
+     * (found by review: an off/on flip at a boundary, or two publishes either side of one). The first block's regime
+     * owns all time.
+     *
+     * @param nowMs monotonic ms.
+     * @return the ms until the moment is known (0 when it is).
+     */
+    long unknownForMs(final long nowMs)
+    {
+        final boolean first = previous.base() == current.base() && previous.epochMs() == current.epochMs();
+        return first || nowMs >= previous.epochMs() ? 0 : previous.epochMs() - nowMs;
+    }
+
     /** @param nowMs monotonic ms. @return the regime numbering that moment. */
     WindowRegime regimeAt(final long nowMs)
     {

@@ -112,8 +112,9 @@ final class Charges
             charging.unreachable[i] = false;
             charging.nows[i] = c.bucket() ? doors.ticker.nanos() : doors.clock.nanos();
             final long nowMs = Math.floorDiv(charging.nows[i], 1_000_000L);
-            final int verdict = Doors.verdict(c.bucket() ? rule.limit : rule.cursor(nowMs).regime().limit(),
-                c.cost());
+            final long unknownMs = c.bucket() ? 0 : rule.unknownForMs(nowMs); // see ActionRule.unknownForMs
+            final int verdict = unknownMs > 0 ? Doors.CLAIM :
+                Doors.verdict(c.bucket() ? rule.limit : rule.cursor(nowMs).regime().limit(), c.cost());
             charging.off[i] = verdict == Doors.OFF;
             if (charging.off[i] || charging.refused >= 0 || stale)
             {
@@ -124,6 +125,10 @@ final class Charges
             if (verdict == Doors.OVER || doors.overCluster(c.action(), c.cost()))
             {
                 result = CheckResult.NEVER;
+            }
+            else if (unknownMs > 0)
+            {
+                result = unknownMs;
             }
             else if (c.bucket() && charging.held[i])
             {

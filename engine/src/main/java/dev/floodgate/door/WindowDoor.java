@@ -45,6 +45,13 @@ final class WindowDoor
             final ActionRule rule = policy.rule(action);
             final long nowNanos = doors.clock.nanos();
             final long nowMs = Math.floorDiv(nowNanos, 1_000_000L);
+            final long unknownMs = rule.unknownForMs(nowMs);
+            if (unknownMs > 0)
+            {
+                // a moment the policy's regimes no longer cover: refused until the clock reaches them
+                return Outcomes.outcome(doors, identifier, held != null ? held.hash : QuotaCache.hash(identifier),
+                    action, rule, unknownMs, nowNanos);
+            }
             final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
             final int verdict = Doors.verdict(cursor.regime().limit(), cost);
             if (verdict == Doors.OFF && doors.policyRegion.generationAcquire() == policy.generation())

@@ -1,0 +1,104 @@
+package dev.floodgate;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Policy changes published by one JVM while another JVM's clock reads a tick behind (each JVM's CoarseClock ticks
+ * on its own, and the publisher reads the ticker itself). After two publishes at a boundary the policy's two
+ * regimes no longer cover the lagging clock's moment; numbering it by the previous regime admitted in a window
+ * already spent. Found by review; both failed before (5 admitted where 0 were left). Two instances on one file,
+ * each with its own ticker, model the two JVMs.
+ */
+@Timeout(60)
+class PolicySkewTest
+{
+    private static final long MS = 1_000_000L;
+    private static final long START_MS = 3_600_000; // a whole number of seconds: window 3600 of 1 s starts here
+
+    @TempDir
+    Path dir;
+
+    private final ManualTicker publisherTime = new ManualTicker(START_MS * MS);
+    private final ManualTicker checkerTime = new ManualTicker(START_MS * MS);
+    private final List<Floodgate> gates = new ArrayList<>();
+
+    @AfterEach
+    void close()
+    {
+        gates.forEach(Floodgate::close);
+    }
+
+    private FloodgateConfig config(final ManualTicker ticker, final long limit, final long windowMs)
+    {
+        return FloodgateConfig.builder().file(dir.resolve("skew.map")).capacity(1_000).ticker(ticker)
+            .reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).limit(Action.PUBLISH, limit, windowMs).build();
+    }
+
+    private Floodgate open(final ManualTicker ticker, final long limit, final long windowMs)
+    {
+        final Floodgate gate = Floodgate.open(config(ticker, limit, windowMs));
+        gates.add(gate);
+        return gate;
+    }
+
+    private static int admitted(final Floodgate gate, final int attempts)
+    {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++)
+        {
+            admitted += gate.checkLimitInCaller("u", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
+        }
+        return admitted;
+    }
+
+    /**
+     * 10 per 1 s window; switched off at +1500 (pending from +2000: window [+1000, +2000) stays at 10), and
+     * switched on again at +2000 by a publisher whose clock reads +2000. The planner then records the off regime
+     * as the one in force before +2000, dropping the limit of 10 that owns [+1000, +2000). The checking JVM's
+     * clock reads +1999 (one tick behind): it admits uncounted in a window already spent.
+     */
+    @Test
+    void shouldNotAdmitInASpentWindowWhenAnOffOnFlipAtItsEndIsSeenByALaggingClock()
+    {
+        final Floodgate publisher = open(publisherTime, 10, 1_000);
+        final Floodgate checker = open(checkerTime, 10, 1_000);
+        publisherTime.set((START_MS + 1_500) * MS);
+        checkerTime.set((START_MS + 1_500) * MS);
+        publisher.reconfigure(config(publisherTime, 0, 1_000)); // off from +2000
+        assertEquals(10, admitted(checker, 20), "window [+1000, +2000) is spent at 10");
+        publisherTime.set((START_MS + 2_000) * MS);
+        publisher.reconfigure(config(publisherTime, 10, 1_000)); // on again, at the boundary
+        checkerTime.set((START_MS + 1_999) * MS); // the checker's clock, one tick behind the publisher's
+        assertEquals(0, admitted(checker, 5), "window [+1000, +2000) had its 10 already");
+    }
+
+    /**
+     * 10 per 1 s; 5 per 1 s published at +1500 (from +2000), then 3 per 1 s published at +2000 exactly (from
+     * +3000): the 10-per-window regime that owns [+1000, +2000) is dropped. A check whose clock reads +1999 under
+     * the new policy numbers its window as the 5-per-second regime's window before its base (a number no regime
+     * owns), finds every shard older, and starts it afresh.
+     */
+    @Test
+    void shouldNotStartAFreshWindowBeforeTheRegimeInForceWhenTwoPublishesStraddleABoundary()
+    {
+        final Floodgate publisher = open(publisherTime, 10, 1_000);
+        final Floodgate checker = open(checkerTime, 10, 1_000);
+        publisherTime.set((START_MS + 1_500) * MS);
+        checkerTime.set((START_MS + 1_500) * MS);
+        publisher.reconfigure(config(publisherTime, 5, 1_000)); // 5 from +2000
+        assertEquals(10, admitted(checker, 20), "window [+1000, +2000) is spent at 10");
+        publisherTime.set((START_MS + 2_000) * MS);
+        publisher.reconfigure(config(publisherTime, 3, 1_000)); // 3 from +3000
+        checkerTime.set((START_MS + 1_999) * MS); // one tick behind the publisher
+        assertEquals(0, admitted(checker, 10), "window [+1000, +2000) had its 10 already");
+    }
+}
