@@ -98,8 +98,14 @@ public final class EntryArithmetic
         long total = 0;
         for (int shard = 0; shard < words.length; shard++)
         {
-            used[shard] = ShardedWindow.usedIn(words[shard], newest[shard], cursor.number());
             caps[shard] = regime.cap(shard);
+            final long held = ShardedWindow.number(words[shard], newest[shard]);
+            final boolean unused = words[shard] == 0 && newest[shard] == 0;
+            // a shard on a newer number no regime owns refuses the window in force (ShardedWindow.tryClaim): so
+            // does the probe, which said tokens remained where every check was refused (found by review)
+            used[shard] = !unused && held > cursor.number() && !ShardedWindow.owned(held, rule.previous,
+                rule.current) ? Math.max(caps[shard], ShardedWindow.used(words[shard])) :
+                ShardedWindow.usedIn(words[shard], newest[shard], cursor.number());
             total += used[shard];
         }
         return new Window(regime.limit(), regime.windowMs(), total, used, caps, cursor.endMs() * NANOS_PER_MS - nowNanos);
