@@ -17,6 +17,8 @@ public final class ActionRule
     final WindowRegime previous;
     final WindowRegime current;
     final int sweepShards;
+    /** The first moment the two regimes cover ({@link #unknownForMs}): the previous one's epoch. */
+    private final long knownFromMs;
     WindowCursor cursor = new WindowCursor(0, 0, 0, null);
 
     /** The window containing a moment, with its bounds and regime. */
@@ -35,6 +37,8 @@ public final class ActionRule
         this.previous = new WindowRegime(block.prevLimit(), block.prevWindowMs(), block.prevEpochMs(),
             block.prevBase(), shards);
         this.sweepShards = Math.max(current.activeShards(), previous.activeShards());
+        final boolean first = previous.base() == current.base() && previous.epochMs() == current.epochMs();
+        this.knownFromMs = first ? Long.MIN_VALUE : previous.epochMs();
     }
 
     /**
@@ -73,8 +77,7 @@ public final class ActionRule
      */
     long unknownForMs(final long nowMs)
     {
-        final boolean first = previous.base() == current.base() && previous.epochMs() == current.epochMs();
-        return first || nowMs >= previous.epochMs() ? 0 : previous.epochMs() - nowMs;
+        return nowMs >= knownFromMs ? 0 : knownFromMs - nowMs;
     }
 
     /** @param nowMs monotonic ms. @return the regime numbering that moment. */
