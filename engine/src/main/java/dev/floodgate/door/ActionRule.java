@@ -37,8 +37,9 @@ public final class ActionRule
         this.previous = new WindowRegime(block.prevLimit(), block.prevWindowMs(), block.prevEpochMs(),
             block.prevBase(), shards);
         this.sweepShards = Math.max(current.activeShards(), previous.activeShards());
-        final boolean first = previous.base() == current.base() && previous.epochMs() == current.epochMs();
-        this.knownFromMs = first ? Long.MIN_VALUE : previous.epochMs();
+        // the first block's regime (epoch and base 0) numbers all time, also once a publish made it the previous one
+        final boolean eternal = previous.base() == 0 && previous.epochMs() == 0;
+        this.knownFromMs = eternal ? Long.MIN_VALUE : previous.epochMs();
     }
 
     /**
@@ -70,7 +71,7 @@ public final class ActionRule
      * previous one's epoch (a clock a tick behind the publisher's, just after two publishes at a boundary) belongs
      * to a regime the policy no longer holds. Numbering it by the previous regime admitted in a window already spent
      * (found by review: an off/on flip at a boundary, or two publishes either side of one). The first block's regime
-     * owns all time.
+     * owns all time, negative monotonic ms included, also as the previous regime.
      *
      * @param nowMs monotonic ms.
      * @return the ms until the moment is known (0 when it is).
