@@ -93,18 +93,18 @@ final class BucketDoor
             {
                 return UNREACHABLE;
             }
-            long start = TokenBucket.NOT_CLAIMED;
+            long start = BucketGiveBack.NOT_CLAIMED;
             long result;
             if (clustered || starts != null)
             {
-                // a claim that may be given back keeps where its debt starts (TokenBucket.giveBack)
+                // a claim that may be given back keeps where its debt starts (BucketGiveBack)
                 do
                 {
-                    start = slot.bucket.claimStart(slot.entry, doors.ticker, cost, slot.generation);
-                    result = start != TokenBucket.NOT_CLAIMED ? CheckResult.ADMITTED :
-                        slot.bucket.refusal(slot.entry, doors.ticker, cost, slot.generation);
+                    start = BucketGiveBack.claimStart(slot.bucket, slot.entry, doors.ticker, cost, slot.generation);
+                    result = start != BucketGiveBack.NOT_CLAIMED ? CheckResult.ADMITTED :
+                        BucketGiveBack.refusal(slot.bucket, slot.entry, doors.ticker, cost, slot.generation);
                 }
-                while (start == TokenBucket.NOT_CLAIMED && result == CheckResult.ADMITTED); // refilled meanwhile
+                while (start == BucketGiveBack.NOT_CLAIMED && result == CheckResult.ADMITTED); // refilled meanwhile
                 if (starts != null && result == CheckResult.ADMITTED)
                 {
                     starts[i] = start;
@@ -120,7 +120,8 @@ final class BucketDoor
                 if (cluster != CheckResult.ADMITTED)
                 {
                     // the cluster refused what the node admitted: the node's tokens go back
-                    slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), cost, slot.generation, start);
+                    BucketGiveBack.giveBack(slot.bucket, slot.entry, doors.ticker.nanos(), cost, slot.generation,
+                        start);
                 }
                 return cluster;
             }

@@ -55,7 +55,7 @@ final class Charges
         final QuotaSlot[] slots;
         final long[][] receipts;
         final long[] nows;
-        /** A bucket quota's claim: where its debt starts, for a give-back ({@link TokenBucket#giveBack}). */
+        /** A bucket quota's claim: where its debt starts, for a give-back ({@link BucketGiveBack}). */
         final long[] starts;
         /**
          * A bucket quota's claim an attempt could not give back because a conversion moved the entry to new units
@@ -209,7 +209,7 @@ final class Charges
             final Charge c = charges.get(i);
             if (c.bucket())
             {
-                charging.held[i] = !slot.bucket.giveBack(slot.entry, doors.ticker.nanos(), c.cost(),
+                charging.held[i] = !BucketGiveBack.giveBack(slot.bucket, slot.entry, doors.ticker.nanos(), c.cost(),
                     slot.generation, charging.starts[i]);
             }
             else

@@ -34,9 +34,9 @@ public final class TokenBucket
     /** Largest limit: a conversion's side record packs it beside the window into one word ({@code BucketConversion}). */
     public static final long MAX_LIMIT = (1L << 34) - 1;
 
-    private final long scale;
-    private final long interval;
-    private final long span;
+    final long scale;
+    final long interval;
+    final long span;
     private final long admitThreshold;
 
     /**
@@ -122,110 +122,6 @@ public final class TokenBucket
             if (BucketWords.casTat(entry, tat, notFrozen(now + debt + increment)))
             {
                 return CheckResult.ADMITTED;
-            }
-        }
-    }
-
-    /** Returned by {@link #claimStart} when it claimed nothing; {@link #refusal} then says why. */
-    public static final long NOT_CLAIMED = Long.MIN_VALUE;
-
-    /**
-     * {@link #tryAcquire} for a caller that may give the claim back: the same claim, answered by where the claim's
-     * debt starts (the word it wrote, less {@code cost T}), which {@link #giveBack} needs to return only the part of
-     * the claim still ahead of the clock. A start that would equal {@link #NOT_CLAIMED} is answered one unit
-     * earlier (a give-back then returns one unit, a fraction of a nanosecond's debt, less).
-     *
-     * @return the start, or {@link #NOT_CLAIMED} when nothing was claimed (refused, or the generation changed).
-     */
-    public long claimStart(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
-        final long generation)
-    {
-        final long increment = cost * interval;
-        final long threshold = span - increment;
-        while (true)
-        {
-            final long tat = BucketWords.tatVolatile(entry);
-            if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
-            {
-                return NOT_CLAIMED;
-            }
-            final long now = clock.nanos() * scale;
-            final long debt = debt(tat, now);
-            if (debt > threshold)
-            {
-                return NOT_CLAIMED;
-            }
-            if (BucketWords.casTat(entry, tat, notFrozen(now + debt + increment)))
-            {
-                final long start = now + debt;
-                return start == NOT_CLAIMED ? start - 1 : start;
-            }
-        }
-    }
-
-    /**
-     * Why {@link #claimStart} claimed nothing, read without writing: {@link #STALE}, the milliseconds until
-     * {@code cost} tokens are available, or {@link CheckResult#ADMITTED} when they are now (they refilled since:
-     * claim again).
-     */
-    public long refusal(final Entry entry, final dev.floodgate.Ticker clock, final long cost, final long generation)
-    {
-        final long tat = BucketWords.tatVolatile(entry);
-        if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
-        {
-            return STALE;
-        }
-        final long threshold = span - cost * interval;
-        final long debt = debt(tat, clock.nanos() * scale);
-        return debt > threshold ? Math.max(1, ceilDiv(ceilDiv(debt - threshold, scale), NANOS_PER_MS)) :
-            CheckResult.ADMITTED;
-    }
-
-    /**
-     * Gives back {@code cost} tokens this caller claimed (a multi-quota charge that failed later, or a check the
-     * cluster refused), never leaving the bucket fuller than full, and only while the generation (so the units) is
-     * unchanged.
-     *
-     * <p>Only the part of the claim's debt still ahead of the clock goes back. The part that elapsed since the
-     * claim was refilled while the claim held it; given back too, it would come on top of what refilled, and a check
-     * claiming on top meanwhile would leave the bucket holding more than its capacity at one instant (found by
-     * review: capacity 10, a charge of 10 given back 500 ms after its claim, 5 claimed between: 15 admitted at once).
-     *
-     * @param entry      the bucket entry.
-     * @param nowNanos   monotonic time, now.
-     * @param cost       tokens claimed.
-     * @param generation the generation of the claim.
-     * @param start      where the claim's debt started ({@link #claimStart}).
-     * @return true when nothing of the claim is owed any more (given back, or elapsed); false when the entry's
-     * generation moved (a conversion carried the claim into new units as debt, or the entry was reclaimed) or a
-     * conversion holds the word: the claim stays counted with the entry (refuses more, never admits more).
-     */
-    public boolean giveBack(final Entry entry, final long nowNanos, final long cost, final long generation,
-        final long start)
-    {
-        final long now = nowNanos * scale;
-        final long ahead = start + cost * interval - now; // the claim's debt not yet elapsed
-        if (ahead <= 0 || ahead > span + span)
-        {
-            return true; // elapsed whole: nothing of it is owed any more (or a clock from before the claim)
-        }
-        final long amount = Math.min(ahead, cost * interval);
-        while (true)
-        {
-            final long tat = BucketWords.tatVolatile(entry);
-            if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
-            {
-                return false;
-            }
-            final long raw = tat - now;
-            if (raw <= 0 || raw > span + span)
-            {
-                return true; // already full
-            }
-            final long next = raw > amount ? tat - amount : now;
-            if (BucketWords.casTat(entry, tat, notFrozen(next)))
-            {
-                return true;
             }
         }
     }
@@ -320,7 +216,7 @@ public final class TokenBucket
         return ceilDiv(debt(tat, nowNanos * scale), scale);
     }
 
-    private long debt(final long tat, final long now)
+    long debt(final long tat, final long now)
     {
         final long debt = tat - now;
         if (debt < 0 || debt > span + span)
@@ -336,7 +232,7 @@ public final class TokenBucket
         return Math.max(1, ceilDiv(nanos, NANOS_PER_MS));
     }
 
-    private static long ceilDiv(final long x, final long y)
+    static long ceilDiv(final long x, final long y)
     {
         return -Math.floorDiv(-x, y);
     }

@@ -117,14 +117,14 @@ class EntryReuseTest
         entry.publishGenerationVolatile(GENERATION);
         BucketWords.putTatVolatile(entry, bucket.fullWord(NOW));
         final ManualTicker ticker = new ManualTicker(NOW);
-        final long start = bucket.claimStart(entry, ticker, 1, GENERATION);
-        assertNotEquals(TokenBucket.NOT_CLAIMED, start);
+        final long start = BucketGiveBack.claimStart(bucket, entry, ticker, 1, GENERATION);
+        assertNotEquals(BucketGiveBack.NOT_CLAIMED, start);
         reclaimAndReuse();
         final byte[] before = memory.clone();
         assertEquals(TokenBucket.STALE, bucket.tryAcquire(entry, ticker, 1, GENERATION));
-        assertEquals(TokenBucket.NOT_CLAIMED, bucket.claimStart(entry, ticker, 1, GENERATION));
-        assertEquals(TokenBucket.STALE, bucket.refusal(entry, ticker, 1, GENERATION));
-        bucket.giveBack(entry, NOW, 1, GENERATION, start);
+        assertEquals(BucketGiveBack.NOT_CLAIMED, BucketGiveBack.claimStart(bucket, entry, ticker, 1, GENERATION));
+        assertEquals(TokenBucket.STALE, BucketGiveBack.refusal(bucket, entry, ticker, 1, GENERATION));
+        BucketGiveBack.giveBack(bucket, entry, NOW, 1, GENERATION, start);
         assertArrayEquals(before, memory);
     }
 }

@@ -210,9 +210,10 @@ class TokenBucketTest
     {
         final TokenBucket bucket = new TokenBucket(limit, windowMs);
         final Entry entry = word(bucket, start);
-        final long claimed = bucket.claimStart(entry, () -> start, limit, 0);
-        assertNotEquals(TokenBucket.NOT_CLAIMED, claimed, "all of it");
-        assertEquals(bucket.tryAcquire(entry, () -> start, 1, 0), bucket.refusal(entry, () -> start, 1, 0),
+        final long claimed = BucketGiveBack.claimStart(bucket, entry, () -> start, limit, 0);
+        assertNotEquals(BucketGiveBack.NOT_CLAIMED, claimed, "all of it");
+        assertEquals(bucket.tryAcquire(entry, () -> start, 1, 0),
+            BucketGiveBack.refusal(bucket, entry, () -> start, 1, 0),
             "nothing left, and the refusal says what a check would meet");
         final long half = start + windowMs * MS / 2;
         final long between = limit / 2;
@@ -220,7 +221,7 @@ class TokenBucketTest
         {
             assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, () -> half, between, 0), "half refilled");
         }
-        bucket.giveBack(entry, half, limit, 0, claimed);
+        BucketGiveBack.giveBack(bucket, entry, half, limit, 0, claimed);
         assertEquals(limit - between, bucket.available(BucketWords.tatVolatile(entry), half),
             "as if the claim given back had never been made");
     }
