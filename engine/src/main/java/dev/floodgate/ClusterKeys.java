@@ -126,19 +126,27 @@ final class ClusterKeys
         {
             return;
         }
-        final String scheme;
+        final URI parsed;
         try
         {
-            scheme = new URI(uri).getScheme();
+            parsed = new URI(uri);
         }
         catch (final URISyntaxException ex)
         {
             throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED, ex);
         }
-        final String lower = scheme == null ? "" : scheme.toLowerCase(Locale.ROOT);
+        final String lower = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(Locale.ROOT);
         if (!lower.equals("redis") && !lower.equals("rediss") && !lower.equals("redis-socket"))
         {
             throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED);
+        }
+        // what Lettuce would misread (found by review): a port that is not a number (taken as part of the host,
+        // every lease then unavailable, silently) or a database that is not a number (a bare error at open)
+        final String path = parsed.getPath() == null ? "" : parsed.getPath();
+        if (!lower.equals("redis-socket") && (parsed.getHost() == null || !path.matches("(/[0-9]{0,9})?")))
+        {
+            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED +
+                ", as redis://host[:port][/database] with a numeric port and database");
         }
     }
 
@@ -179,8 +187,14 @@ final class ClusterKeys
     /** @return {@code uri} without its password, for errors and {@code toString}. */
     static String redacted(final String uri)
     {
-        final int at = uri.indexOf('@');
+        // the user info ends at the authority's last '@' (a password may hold one), before the path's first '/'
         final int scheme = uri.indexOf("://");
-        return at < 0 || scheme < 0 || at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+        if (scheme < 0)
+        {
+            return uri;
+        }
+        final int slash = uri.indexOf('/', scheme + 3);
+        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
+        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
     }
 }

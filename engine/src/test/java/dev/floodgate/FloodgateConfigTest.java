@@ -3,6 +3,7 @@ package dev.floodgate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -231,6 +232,28 @@ class FloodgateConfigTest
         final IllegalArgumentException password = assertThrows(IllegalArgumentException.class,
             () -> FloodgateConfig.builder().clusterRedisUri("http://:hunter2@h").build());
         assertFalse(password.getMessage().contains("hunter2"), password.getMessage());
+        // a password holding '@': the user info ends at the authority's last one (the first showed "ss@...")
+        final IllegalArgumentException at = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().clusterRedisUri("http://:p@ss@h:6379/0").build());
+        assertFalse(at.getMessage().contains("ss@"), at.getMessage());
+        assertTrue(at.getMessage().contains("***@h:6379/0"), at.getMessage());
+    }
+
+    /**
+     * URIs java.net.URI parses with a redis scheme but Lettuce misreads (found by review): a port that is not a
+     * number became part of the host (every lease then unavailable, silently), a database that is not a number
+     * failed only at open with a bare NumberFormatException naming neither key nor value.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"redis://10.0.0.1:6379x", "redis://10.0.0.1:6379/abc", "redis:///0"})
+    void shouldRefuseARedisUriTheClientWouldMisread(final String uri)
+    {
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.fromSources(Map.of("FLOODGATE_CLUSTER_REDIS_URI", uri), new Properties()), uri);
+        assertTrue(error.getMessage().startsWith("cluster_redis_uri='" + uri + "': expected"), error.getMessage());
+        assertTrue(error.getMessage().contains("numeric port and database"), error.getMessage());
+        assertEquals("redis://10.0.0.1:6379/2", FloodgateConfig.fromSources(Map.of("FLOODGATE_CLUSTER_REDIS_URI",
+            "redis://10.0.0.1:6379/2"), new Properties()).clusterRedisUri(), "a good one still passes");
     }
 
     @Test

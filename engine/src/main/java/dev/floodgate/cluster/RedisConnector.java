@@ -15,6 +15,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.NettyCustomizer;
+import io.lettuce.core.resource.Transports;
 import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 
@@ -49,6 +50,7 @@ final class RedisConnector implements AutoCloseable
     static final int REQUEST_QUEUE = 256;
     /** The longest pause between two attempts to (re)connect: a restarted Redis is used again within about this. */
     static final Duration RETRY = Duration.ofSeconds(1);
+    private static final System.Logger LOG = System.getLogger("dev.floodgate");
     /**
      * The bound of a connection attempt and its handshake (HELLO). Six child JVMs beside four CPU hogs on two cores
      * never finished a handshake within 1 s: Redis answered HELLO, the clients timed out before reading it, and no
@@ -67,6 +69,10 @@ final class RedisConnector implements AutoCloseable
     private final SilenceWatchdog watchdog = new SilenceWatchdog();
     private volatile long nextAttemptNanos;
     private volatile boolean closed;
+    /** Whether this failing streak of connection attempts was logged. */
+    private volatile boolean failureSaid;
+    /** The URI as logged: without its password. */
+    private final String shown;
 
     /**
      * @param uri            a redis:// or rediss:// URI.
@@ -79,7 +85,8 @@ final class RedisConnector implements AutoCloseable
         final Consumer<RedisAsyncCommands<byte[], byte[]>> onConnect)
     {
         this.onConnect = onConnect;
-        this.uri = RedisURI.create(uri);
+        this.uri = parse(uri);
+        this.shown = redacted(uri);
         // the URI's timeout bounds the connection's handshake too: at the command's 50 ms, a loaded host (six JVMs
         // on two cores) never finished one and never connected; commands keep their own bound (TimeoutOptions)
         this.uri.setTimeout(CONNECT_TIMEOUT.compareTo(commandTimeout) > 0 ? CONNECT_TIMEOUT : commandTimeout);
@@ -194,6 +201,51 @@ final class RedisConnector implements AutoCloseable
         return true;
     }
 
+    /**
+     * Lettuce's parse, refusing what it would misread: a port that is not a number becomes part of the host (every
+     * lease then unavailable, silently), a database that is not a number throws a bare NumberFormatException, and a
+     * unix socket without epoll or kqueue on the class path throws inside the first connection attempt (found by
+     * review).
+     */
+    private static RedisURI parse(final String uri)
+    {
+        final RedisURI parsed;
+        try
+        {
+            parsed = RedisURI.create(uri);
+            if (parsed.getSocket() == null && new java.net.URI(uri).getHost() == null)
+            {
+                throw new IllegalArgumentException("no host, or a port that is not a number");
+            }
+        }
+        catch (final IllegalArgumentException | java.net.URISyntaxException ex)
+        {
+            throw new IllegalArgumentException("Redis URI '" + redacted(uri) + "': " + ex.getMessage() +
+                "; expected redis://host[:port][/database] (port and database numbers), rediss://... or " +
+                "redis-socket://path", ex);
+        }
+        if (parsed.getSocket() != null && !Transports.NativeTransports.isDomainSocketSupported())
+        {
+            throw new IllegalStateException("Redis URI '" + redacted(uri) + "': a unix socket needs Netty's epoll " +
+                "(Linux) or kqueue transport on the class path (io.netty:netty-transport-native-epoll), and neither " +
+                "is; use redis://host:port, or add the transport");
+        }
+        return parsed;
+    }
+
+    /** @return {@code uri} without the password of its user info (which may itself hold an '@'). */
+    static String redacted(final String uri)
+    {
+        final int scheme = uri.indexOf("://");
+        if (scheme < 0)
+        {
+            return uri;
+        }
+        final int slash = uri.indexOf('/', scheme + 3);
+        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
+        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+    }
+
     private void connectInBackground()
     {
         // a published connection reconnects by itself: a second one would replace it, and it would leak
@@ -206,26 +258,55 @@ final class RedisConnector implements AutoCloseable
         try
         {
             // on Lettuce's own thread: a check thread never runs connection code
-            resources.eventExecutorGroup().execute(() -> client.connectAsync(ByteArrayCodec.INSTANCE, uri)
-                .whenComplete((opened, error) ->
-                {
-                    if (opened != null)
-                    {
-                        watchdog.reset();
-                        sendOnConnect(opened); // before any caller's command: Redis runs it first
-                        // never replaces one published meanwhile: that one would be left open, reconnecting forever
-                        if (!connection.compareAndSet(null, opened) || closed)
-                        {
-                            opened.closeAsync();
-                        }
-                    }
-                    connecting.set(false);
-                }));
+            resources.eventExecutorGroup().execute(this::connectAsync);
         }
         catch (final RuntimeException ex)
         {
             // the executor is shutting down: closed, or about to be
             connecting.set(false);
+        }
+    }
+
+    private void connectAsync()
+    {
+        try
+        {
+            client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((opened, error) ->
+            {
+                if (opened != null)
+                {
+                    watchdog.reset();
+                    sendOnConnect(opened); // before any caller's command: Redis runs it first
+                    // never replaces one published meanwhile: that one would be left open, reconnecting forever
+                    if (!connection.compareAndSet(null, opened) || closed)
+                    {
+                        opened.closeAsync();
+                    }
+                    failureSaid = false;
+                }
+                else
+                {
+                    sayFailure(error);
+                }
+                connecting.set(false);
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            // thrown before any stage existed: with no completion to clear the flag, no attempt would follow
+            sayFailure(ex);
+            connecting.set(false);
+        }
+    }
+
+    /** Logs the first failed connection of a streak: leases answer unavailable meanwhile, and stats say down. */
+    private void sayFailure(final Throwable error)
+    {
+        if (!failureSaid && !closed)
+        {
+            failureSaid = true;
+            LOG.log(System.Logger.Level.WARNING, "cannot connect to Redis at " + shown +
+                " (cluster leases unavailable until it can; retrying every " + RETRY.toMillis() + " ms): " + error);
         }
     }
 
