@@ -52,23 +52,50 @@ final class Attachment
         this.counterRegion = new CounterRegion(table.header());
         this.counters = new CheckCounters(Action.values().length);
         this.clusterRegion = new ClusterCounterRegion(table.header());
-        this.agent = new BackgroundAgent(owner, config, table, counters, counterRegion,
-            cluster == null ? () -> { } : () -> cluster.flush(clusterRegion));
+        try
+        {
+            this.agent = new BackgroundAgent(owner, config, table, counters, counterRegion,
+                cluster == null ? () -> { } : () -> cluster.flush(clusterRegion));
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            closeCluster();
+            throw ex;
+        }
         final long[] unreachable = new long[Action.values().length];
         for (final Action action : Action.values())
         {
             unreachable[action.ordinal()] = config.admitsWhenUnreachable(action) ? Floodgate.ADMITTED :
                 config.unreachableRetryAfterMs();
         }
-        this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
-            agent::requestEmergencyCleanup, unreachable, cluster);
-        agent.startJanitor(doors::policy);
-        if (cluster != null)
+        try
         {
-            // the janitor thread may block (bounded) on a refund; a check thread never does
-            agent.schedulePeriodic(cluster.giveBacks()::giveBackIdle, cluster.giveBacks().idlePeriodMs());
+            this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
+                agent::requestEmergencyCleanup, unreachable, cluster);
+            agent.startJanitor(doors::policy);
+            if (cluster != null)
+            {
+                // the janitor thread may block (bounded) on a refund; a check thread never does
+                agent.schedulePeriodic(cluster.giveBacks()::giveBackIdle, cluster.giveBacks().idlePeriodMs());
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // the clock thread is running: left, it would beat into the file the caller unmaps next (found by
+            // review: a janitor thread refused at a container's thread limit, then SIGSEGV within 100 ms)
+            agent.close();
+            closeCluster();
+            throw ex;
         }
         UNMAPPER.register(owner, table::close); // the action holds the table, never the owner
+    }
+
+    private void closeCluster()
+    {
+        if (cluster != null)
+        {
+            cluster.close();
+        }
     }
 
     /**
