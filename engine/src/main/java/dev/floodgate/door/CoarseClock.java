@@ -73,17 +73,30 @@ public final class CoarseClock implements AutoCloseable
         return published ? nowNanos : ticker.nanos();
     }
 
-    /** Stops the thread and waits for it, so the periodic task never runs after this returns. */
+    /**
+     * Stops the thread and waits for it, so the periodic task never runs after this returns: uninterruptibly, and
+     * with no bound (the task writes a few words of the mapped file and never blocks). With a bound, or returning on
+     * an interrupt, the caller went on to leave its registry slot while the thread still beat into it (found by
+     * review: close from an interrupted thread, then a heartbeat into a slot another process may own).
+     */
     @Override
     public void close()
     {
         running = false;
         LockSupport.unpark(thread);
-        try
+        boolean interrupted = false;
+        while (thread.isAlive() && thread != Thread.currentThread())
         {
-            thread.join(10_000);
+            try
+            {
+                thread.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
         }
-        catch (final InterruptedException ex)
+        if (interrupted)
         {
             Thread.currentThread().interrupt();
         }
