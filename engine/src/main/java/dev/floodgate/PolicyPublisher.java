@@ -67,7 +67,7 @@ final class PolicyPublisher
     {
         final int actions = Action.values().length;
         final PolicyRegion region = new PolicyRegion(table.header(), actions);
-        if (!table.guard().acquirePolicy(QuotaTable.TOOL_TIMEOUT_NANOS))
+        if (!table.acquirePolicyGuard(QuotaTable.TOOL_TIMEOUT_NANOS))
         {
             throw new TableBusyException(table.file() + ": another live process held the " +
                 "policy guard for " + QuotaTable.TOOL_TIMEOUT_NANOS / 1_000_000 + " ms; the policy was not published");
@@ -94,7 +94,7 @@ final class PolicyPublisher
         }
         finally
         {
-            table.guard().releasePolicy();
+            table.releasePolicyGuard();
         }
     }
 
