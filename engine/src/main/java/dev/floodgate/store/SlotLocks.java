@@ -62,7 +62,7 @@ public final class SlotLocks
      */
     public static SlotLocks acquire(final Path table, final boolean groupReadable)
     {
-        return new SlotLocks(LockFile.acquire(lockFileOf(table.toAbsolutePath()), groupReadable));
+        return new SlotLocks(LockFile.acquire(lockFileOf(canonical(table)), groupReadable));
     }
 
     /**
@@ -74,8 +74,32 @@ public final class SlotLocks
      */
     public static SlotLocks acquireReadOnly(final Path table)
     {
-        final LockFile file = LockFile.acquireReadOnly(lockFileOf(table.toAbsolutePath()));
+        final LockFile file = LockFile.acquireReadOnly(lockFileOf(canonical(table)));
         return file == null ? null : new SlotLocks(file);
+    }
+
+    /**
+     * One name per table, whatever the spelling: {@code dir/./t.map}, {@code dir/../dir/t.map} or a symlink made two
+     * handles on one lock file in one JVM, and closing one drops every fcntl lock the process holds on the file
+     * (POSIX), so a live, open instance read as dead to the node (found by review); a symlink to the table also made
+     * two lock files, each blind to the other's holders.
+     */
+    static Path canonical(final Path table)
+    {
+        final Path absolute = table.toAbsolutePath().normalize();
+        try
+        {
+            if (java.nio.file.Files.exists(absolute))
+            {
+                return absolute.toRealPath();
+            }
+            final Path parent = absolute.getParent();
+            return parent == null ? absolute : parent.toRealPath().resolve(absolute.getFileName());
+        }
+        catch (final java.io.IOException ex)
+        {
+            return absolute; // the open that follows names what is wrong with the path
+        }
     }
 
     /** Drops this handle; the lock file closes with the JVM's last, and never while a slot lock is held. */
