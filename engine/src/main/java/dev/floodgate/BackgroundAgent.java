@@ -161,7 +161,7 @@ final class BackgroundAgent
 
     private void heartbeat()
     {
-        registry.heartbeat(registrySlot, config.ticker().nanos());
+        registry.heartbeat(registrySlot, config.ticker()::nanos);
         counters.flush(counterRegion, registrySlot);
         clusterFlush.run();
     }

@@ -88,7 +88,7 @@ public final class Janitor
         final long now = ticker.nanos();
         final FileHeader header = table.header();
         header.addCounter(FileHeader.JANITOR_RUNS_OFFSET, 1);
-        registry.heartbeat(ownSlot, now);
+        registry.heartbeat(ownSlot, ticker::nanos);
         registry.freeDead();
         final long frozenPid = registry.reclaimBlocker(now, graceNanos);
 

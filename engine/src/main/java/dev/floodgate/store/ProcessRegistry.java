@@ -80,14 +80,19 @@ public final class ProcessRegistry
      * heartbeat, and the janitor frees nothing until the process has run a grace period since ({@link
      * #reclaimBlocker}).
      *
-     * @param slot this instance's slot.
-     * @param nowNanos monotonic time.
+     * <p>The time is read here, after the gap is measured: a caller's own reading may predate the freeze, and a
+     * janitor pass frozen between its clock read and this call stamped that older time, a resume already a grace
+     * period old, and took the gap with it, so the clock thread's next beat stamped nothing (found by review).
+     *
+     * @param slot  this instance's slot.
+     * @param clock monotonic time, read once the gap is measured.
      */
-    public synchronized void heartbeat(final int slot, final long nowNanos)
+    public synchronized void heartbeat(final int slot, final java.util.function.LongSupplier clock)
     {
         final int base = FileHeader.processOffset(slot);
         // the gap is measured on the real clock: an injected ticker may jump, which is no stall
         final long real = System.nanoTime();
+        final long nowNanos = clock.getAsLong();
         if (real - lastBeatRealNanos >= stallNanos)
         {
             buffer.putLongRelease(base + FileHeader.PROCESS_RESUMED_NANOS, nowNanos);
