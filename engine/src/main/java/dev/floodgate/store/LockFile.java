@@ -10,6 +10,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The JVM's one channel on a lock file, its mapping, and the {@code fcntl} (POSIX record) locks taken through
@@ -212,7 +213,21 @@ final class LockFile
      */
     synchronized void underLock(final long position, final IoAction action) throws IOException
     {
-        try (FileLock ignored = channel.lock(position, 1, false))
+        // tried, not FileChannel.lock: that one is interruptible, and an interrupt while it waits closes the channel,
+        // which drops every slot lock this JVM holds on the file and left it unusable to later opens (found by review)
+        FileLock lock;
+        long parkNanos = 100_000L;
+        while ((lock = channel.tryLock(position, 1, false)) == null)
+        {
+            LockSupport.parkNanos(parkNanos);
+            parkNanos = Math.min(2 * parkNanos, 10_000_000L);
+            if (Thread.currentThread().isInterrupted())
+            {
+                throw new java.io.InterruptedIOException(path + ": interrupted while another process held byte " +
+                    position + " of it (a table being replaced)");
+            }
+        }
+        try (FileLock held = lock)
         {
             action.run();
         }
