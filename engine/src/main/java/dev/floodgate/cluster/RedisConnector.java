@@ -15,7 +15,6 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.NettyCustomizer;
-import io.lettuce.core.resource.Transports;
 import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 
@@ -85,8 +84,8 @@ final class RedisConnector implements AutoCloseable
         final Consumer<RedisAsyncCommands<byte[], byte[]>> onConnect)
     {
         this.onConnect = onConnect;
-        this.uri = parse(uri);
-        this.shown = redacted(uri);
+        this.uri = RedisUris.parse(uri);
+        this.shown = RedisUris.redacted(uri);
         // the URI's timeout bounds the connection's handshake too: at the command's 50 ms, a loaded host (six JVMs
         // on two cores) never finished one and never connected; commands keep their own bound (TimeoutOptions)
         this.uri.setTimeout(CONNECT_TIMEOUT.compareTo(commandTimeout) > 0 ? CONNECT_TIMEOUT : commandTimeout);
@@ -199,51 +198,6 @@ final class RedisConnector implements AutoCloseable
             Thread.sleep(10);
         }
         return true;
-    }
-
-    /**
-     * Lettuce's parse, refusing what it would misread: a port that is not a number becomes part of the host (every
-     * lease then unavailable, silently), a database that is not a number throws a bare NumberFormatException, and a
-     * unix socket without epoll or kqueue on the class path throws inside the first connection attempt (found by
-     * review).
-     */
-    private static RedisURI parse(final String uri)
-    {
-        final RedisURI parsed;
-        try
-        {
-            parsed = RedisURI.create(uri);
-            if (parsed.getSocket() == null && new java.net.URI(uri).getHost() == null)
-            {
-                throw new IllegalArgumentException("no host, or a port that is not a number");
-            }
-        }
-        catch (final IllegalArgumentException | java.net.URISyntaxException ex)
-        {
-            throw new IllegalArgumentException("Redis URI '" + redacted(uri) + "': " + ex.getMessage() +
-                "; expected redis://host[:port][/database] (port and database numbers), rediss://... or " +
-                "redis-socket://path", ex);
-        }
-        if (parsed.getSocket() != null && !Transports.NativeTransports.isDomainSocketSupported())
-        {
-            throw new IllegalStateException("Redis URI '" + redacted(uri) + "': a unix socket needs Netty's epoll " +
-                "(Linux) or kqueue transport on the class path (io.netty:netty-transport-native-epoll), and neither " +
-                "is; use redis://host:port, or add the transport");
-        }
-        return parsed;
-    }
-
-    /** @return {@code uri} without the password of its user info (which may itself hold an '@'). */
-    static String redacted(final String uri)
-    {
-        final int scheme = uri.indexOf("://");
-        if (scheme < 0)
-        {
-            return uri;
-        }
-        final int slash = uri.indexOf('/', scheme + 3);
-        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
-        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
     }
 
     private void connectInBackground()

@@ -258,10 +258,8 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
-     * Takes the node's policy guard as an operation of this table, so a closing table waits for the publish to
-     * release it before it leaves its registry slot. Taken outside the operations, a close during a publish freed
-     * the slot under the held guard, another process took the guard over from the "dead" holder, and two publishers
-     * wrote the policy region at once (found by review).
+     * Takes the node's policy guard as an operation of this table: a closing table waits for the publish before it
+     * leaves its slot, which a live holder's guard must never outlive (NOTES.md, "Close").
      *
      * @return false when a live process held it for {@code timeoutNanos} (nothing held).
      * @throws IllegalStateException when this table was closed.

@@ -1,0 +1,57 @@
+package dev.floodgate.cluster;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.Transports;
+
+/** Redis URIs as the connector takes them: parsed by Lettuce, refused where Lettuce would misread them. Stateless. */
+final class RedisUris
+{
+    private RedisUris()
+    {
+    }
+
+    /**
+     * Lettuce's parse, refusing what it would misread: a port that is not a number becomes part of the host (every
+     * lease then unavailable, silently), a database that is not a number throws a bare NumberFormatException, and a
+     * unix socket without epoll or kqueue on the class path throws inside the first connection attempt (found by
+     * review).
+     */
+    static RedisURI parse(final String uri)
+    {
+        final RedisURI parsed;
+        try
+        {
+            parsed = RedisURI.create(uri);
+            if (parsed.getSocket() == null && new java.net.URI(uri).getHost() == null)
+            {
+                throw new IllegalArgumentException("no host, or a port that is not a number");
+            }
+        }
+        catch (final IllegalArgumentException | java.net.URISyntaxException ex)
+        {
+            throw new IllegalArgumentException("Redis URI '" + redacted(uri) + "': " + ex.getMessage() +
+                "; expected redis://host[:port][/database] (port and database numbers), rediss://... or " +
+                "redis-socket://path", ex);
+        }
+        if (parsed.getSocket() != null && !Transports.NativeTransports.isDomainSocketSupported())
+        {
+            throw new IllegalStateException("Redis URI '" + redacted(uri) + "': a unix socket needs Netty's epoll " +
+                "(Linux) or kqueue transport on the class path (io.netty:netty-transport-native-epoll), and neither " +
+                "is; use redis://host:port, or add the transport");
+        }
+        return parsed;
+    }
+
+    /** @return {@code uri} without the password of its user info (which may itself hold an '@'). */
+    static String redacted(final String uri)
+    {
+        final int scheme = uri.indexOf("://");
+        if (scheme < 0)
+        {
+            return uri;
+        }
+        final int slash = uri.indexOf('/', scheme + 3);
+        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
+        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+    }
+}
