@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.ref.WeakReference;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -69,5 +70,39 @@ class FloodgateMetricsTest
             "a closed instance reads NaN");
         now.addAndGet(1_000 * MS);
         assertTrue(Double.isNaN(registry.get("floodgate.table.entries").gauge().value()));
+    }
+
+    /** Binds as README.md shows it, keeping no reference to the binder; @return a weak one, to see it collected. */
+    private static WeakReference<FloodgateMetrics> bindAsTheReadmeShows(final Floodgate gate,
+        final SimpleMeterRegistry registry)
+    {
+        final FloodgateMetrics metrics = new FloodgateMetrics(gate);
+        metrics.bindTo(registry);
+        return new WeakReference<>(metrics);
+    }
+
+    /**
+     * README.md binds the meters with {@code new FloodgateMetrics(floodgate).bindTo(registry)}; Micrometer holds a
+     * meter's state object weakly, and FloodgateMetrics registered every node meter and floodgate.checks on itself,
+     * which nothing else holds: after the first GC those meters read NaN or stopped while the engine was open (found
+     * by review). A full collection (System.gc) clears such a weak reference at once.
+     */
+    @Test
+    void shouldKeepCountingAfterAGcWhenBoundAsTheReadmeShows()
+    {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final FloodgateConfig config = FloodgateConfig.builder().file(dir.resolve("gc.map")).capacity(1_000)
+            .ticker(ticker).limit(Action.PUBLISH, 2, 1_000).build();
+        try (Floodgate gate = Floodgate.open(config))
+        {
+            final WeakReference<FloodgateMetrics> binder = bindAsTheReadmeShows(gate, registry);
+            gate.checkLimitInCaller("alice", Action.PUBLISH);
+            gate.checkLimitInCaller("alice", Action.PUBLISH);
+            System.gc();
+            System.gc();
+            assertEquals(2, counter(registry, "floodgate.checks", "action", "publish", "outcome", "admitted"),
+                "binder collected: " + (binder.get() == null));
+            assertEquals(1_000, registry.get("floodgate.table.capacity").gauge().value());
+        }
     }
 }
