@@ -36,13 +36,20 @@ final class Doorkeeper
         this.doors = attachment.doors();
     }
 
+    /** A disabled engine admits without the table, but refuses what an enabled one would refuse as an argument. */
+    private static long disabled(final CharSequence identifier, final Action action)
+    {
+        Arguments.requireKey(identifier, action);
+        return Floodgate.ADMITTED;
+    }
+
     /** Door 1 for {@link Floodgate#checkLimit}, its arguments already checked. */
     long checkBucket(final CharSequence identifier, final Action action, final long cost)
     {
         try
         {
             final Doors doors = openDoors(); // closed: throws, switched off or not
-            return enabled ? doors.checkBucket(identifier, action, cost) : Floodgate.ADMITTED;
+            return enabled ? doors.checkBucket(identifier, action, cost) : disabled(identifier, action);
         }
         finally
         {
@@ -70,7 +77,7 @@ final class Doorkeeper
         try
         {
             final Doors doors = openDoors();
-            return enabled ? doors.checkWindow(identifier, action, cost) : Floodgate.ADMITTED;
+            return enabled ? doors.checkWindow(identifier, action, cost) : disabled(identifier, action);
         }
         finally
         {

@@ -149,4 +149,30 @@ class HostileInputTest
             }
         }
     }
+
+    /**
+     * checkLimit and checkLimitInCaller promise an IllegalArgumentException for an empty identifier and a
+     * NullPointerException for a null action, and quota("") does throw; but the emptiness was tested only on the
+     * table's cold path, so a check of a switched-off action or of a disabled engine admitted both silently: a broker
+     * tested with publish off or rate_limit_enabled=false met the exception only in production (found by review).
+     */
+    @Test
+    void shouldRefuseAnEmptyIdentifierAndANullActionWhateverTheLimit()
+    {
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("off.map")).capacity(1_000)
+            .build()))
+        {
+            assertThrows(IllegalArgumentException.class, () -> gate.quota("", Action.PUBLISH), "the handle refuses");
+            assertThrows(IllegalArgumentException.class, () -> gate.checkLimitInCaller("", Action.PUBLISH),
+                "publish is off (0) by default: the by-name check must refuse as the handle does");
+        }
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("disabled.map"))
+            .capacity(1_000).enabled(false).build()))
+        {
+            assertThrows(IllegalArgumentException.class, () -> gate.checkLimit("", Action.AUTH),
+                "rate_limit_enabled=false");
+            assertThrows(NullPointerException.class, () -> gate.checkLimit("10.0.0.1", null),
+                "rate_limit_enabled=false");
+        }
+    }
 }

@@ -48,6 +48,7 @@ final class BucketDoor
         final int verdict = Doors.verdict(rule.limit, cost);
         if (verdict == Doors.OFF)
         {
+            SlotResolver.requireIdentifier(identifier);
             return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
         }
         rule.bucket(action); // throws for a window-only quota, before anything is counted

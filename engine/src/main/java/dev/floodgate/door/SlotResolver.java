@@ -38,13 +38,22 @@ final class SlotResolver
      * @return the resolved slot, now cached; or null when the table could not give it in time (counted).
      * @throws IllegalArgumentException if the identifier is empty.
      */
-    QuotaSlot resolve(final CharSequence identifier, final int hash, final int kindAction, final Action action,
-        final ActionRule rule, final int index)
+    /**
+     * The emptiness test of a check's identifier, made here on the cold path rather than on every warm check, and on
+     * the paths that admit without the table (an action switched off), which skipped it (found by review).
+     */
+    static void requireIdentifier(final CharSequence identifier)
     {
         if (identifier.length() == 0)
         {
             throw new IllegalArgumentException("identifier is empty: expected at least one character");
         }
+    }
+
+    QuotaSlot resolve(final CharSequence identifier, final int hash, final int kindAction, final Action action,
+        final ActionRule rule, final int index)
+    {
+        requireIdentifier(identifier);
         final String id = identifier.toString();
         final byte kind = (byte)(kindAction >>> 8);
         final long now = ticker.nanos();

@@ -56,6 +56,7 @@ final class WindowDoor
             final int verdict = Doors.verdict(cursor.regime().limit(), cost);
             if (verdict == Doors.OFF && doors.policyRegion.generationAcquire() == policy.generation())
             {
+                SlotResolver.requireIdentifier(identifier);
                 return CheckResult.ADMITTED; // switched off: not counted, not even hashed; it must cost nothing
             }
             final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
