@@ -133,7 +133,9 @@ final class ClusterKeys
         }
         catch (final URISyntaxException ex)
         {
-            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED, ex);
+            // its reason only, never the exception: its message (and a logged cause) holds the URI, password and all
+            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED +
+                " (" + ex.getReason() + " at index " + ex.getIndex() + ")");
         }
         final String lower = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(Locale.ROOT);
         if (!lower.equals("redis") && !lower.equals("rediss") && !lower.equals("redis-socket"))

@@ -275,4 +275,23 @@ class FloodgateConfigTest
         assertFalse(base.equals(FloodgateConfig.builder().clusterFallbackLocal(Action.AUTH, true).build()));
         assertFalse(base.equals(FloodgateConfig.builder().clusterRetryAfterMs(7).build()));
     }
+
+    /**
+     * README.md promises the cluster_redis_uri password is never printed, and the message is redacted; but a URI
+     * java.net.URI cannot parse (a password holding a space, or a '%' not followed by two hex digits) was refused with
+     * the URISyntaxException as its cause, whose message is the whole URI: a broker logging its start-up failure
+     * printed the password (found by review).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"redis://:hunter%2@10.0.0.1:6379/0", "redis://:hunter 2@10.0.0.1:6379/0"})
+    void shouldNotPrintTheRedisPasswordInTheCauseOfARefusal(final String uri)
+    {
+        final IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.fromSources(Map.of("FLOODGATE_CLUSTER_REDIS_URI", uri), new Properties()), uri);
+        for (Throwable t = error; t != null; t = t.getCause())
+        {
+            assertFalse(String.valueOf(t.getMessage()).contains("hunter"), t.getClass().getName() + ": " +
+                t.getMessage());
+        }
+    }
 }

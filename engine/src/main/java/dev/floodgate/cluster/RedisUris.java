@@ -29,9 +29,12 @@ final class RedisUris
         }
         catch (final IllegalArgumentException | java.net.URISyntaxException ex)
         {
-            throw new IllegalArgumentException("Redis URI '" + redacted(uri) + "': " + ex.getMessage() +
+            // no cause, and the reason with the URI redacted: both may hold the password
+            final String reason = ex instanceof java.net.URISyntaxException syntax ? syntax.getReason() :
+                String.valueOf(ex.getMessage()).replace(uri, redacted(uri));
+            throw new IllegalArgumentException("Redis URI '" + redacted(uri) + "': " + reason +
                 "; expected redis://host[:port][/database] (port and database numbers), rediss://... or " +
-                "redis-socket://path", ex);
+                "redis-socket://path");
         }
         if (parsed.getSocket() != null && !Transports.NativeTransports.isDomainSocketSupported())
         {
