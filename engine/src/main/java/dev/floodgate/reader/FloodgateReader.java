@@ -109,6 +109,11 @@ public final class FloodgateReader implements AutoCloseable
     /** @return the policy every writer enforces now: a consistent copy of one generation (0: none yet). */
     public FloodgatePolicy policy()
     {
+        return damagedIfFaults(this::readPolicy);
+    }
+
+    private FloodgatePolicy readPolicy()
+    {
         final PolicyRegion.Block[] current = blocks();
         final Map<Action, FloodgatePolicy.Rule> rules = new EnumMap<>(Action.class);
         for (final Action action : Action.values())
@@ -135,7 +140,24 @@ public final class FloodgateReader implements AutoCloseable
     /** @return per action, the check counters of every process that has had the file open. */
     public Map<Action, Stats.Checks> checks()
     {
-        return new CounterRegion(header).checksVolatile();
+        return damagedIfFaults(() -> new CounterRegion(header).checksVolatile());
+    }
+
+    /**
+     * A read of the mapping that faults (the file truncated under it: the JDK raises InternalError) is a damaged
+     * file, as {@link #open} and {@link #entries} already said; the other reads let the InternalError out, and the
+     * CLI asked the operator to report a bug (found by review).
+     */
+    private <T> T damagedIfFaults(final java.util.function.Supplier<T> read)
+    {
+        try
+        {
+            return read.get();
+        }
+        catch (final InternalError ex)
+        {
+            throw new FloodgateFileException(mapping.file(), "damaged: " + ex.getMessage(), ex);
+        }
     }
 
     /**
@@ -146,6 +168,11 @@ public final class FloodgateReader implements AutoCloseable
      * @return live leases, their unused balance, and the node's cluster counters.
      */
     public ClusterStats.Node cluster(final List<TableEntry> entries)
+    {
+        return damagedIfFaults(() -> readCluster(entries));
+    }
+
+    private ClusterStats.Node readCluster(final List<TableEntry> entries)
     {
         long held = 0;
         long unused = 0;
@@ -167,6 +194,11 @@ public final class FloodgateReader implements AutoCloseable
 
     /** @return the table-wide counters and the table guard's record. */
     public TableCounters counters()
+    {
+        return damagedIfFaults(this::readCounters);
+    }
+
+    private TableCounters readCounters()
     {
         final Map<Action, Long> tableFull = new EnumMap<>(Action.class);
         final Map<Action, Long> degraded = new EnumMap<>(Action.class);
