@@ -192,7 +192,12 @@ public final class EntryLayout
      */
     static byte[] label(final CharSequence identifier)
     {
-        final int prefixChars = Math.min(identifier.length(), LABEL_MAX_BYTES);
+        int prefixChars = Math.min(identifier.length(), LABEL_MAX_BYTES);
+        if (prefixChars < identifier.length() && Character.isHighSurrogate(identifier.charAt(prefixChars - 1)))
+        {
+            prefixChars--; // cut before a pair, not inside it: a lone half encodes as '?', and the label was no
+                           // prefix of its identifier, so `dump --identifier` never matched (found by review)
+        }
         final byte[] utf8 = identifier.subSequence(0, prefixChars).toString().getBytes(StandardCharsets.UTF_8);
         int length = Math.min(utf8.length, LABEL_MAX_BYTES);
         while (length > 0 && length < utf8.length && (utf8[length] & 0xC0) == 0x80)

@@ -66,7 +66,16 @@ public final class FloodgateCli implements Runnable
      */
     public static void main(final String[] args)
     {
-        System.exit(newCommandLine().execute(args));
+        // UTF-8 whatever the locale: identifiers round-trip through --json and dump only so (JSON is UTF-8 by its
+        // RFC); with the platform charset of a container without LANG, "bjørn" printed as "bj?rn" (found by review)
+        final PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(
+            new java.io.FileOutputStream(java.io.FileDescriptor.out), java.nio.charset.StandardCharsets.UTF_8), true);
+        final PrintWriter err = new PrintWriter(new java.io.OutputStreamWriter(
+            new java.io.FileOutputStream(java.io.FileDescriptor.err), java.nio.charset.StandardCharsets.UTF_8), true);
+        final int code = run(out, err, args);
+        out.flush();
+        err.flush();
+        System.exit(code);
     }
 
     /**
