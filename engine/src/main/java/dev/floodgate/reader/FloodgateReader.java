@@ -144,12 +144,35 @@ public final class FloodgateReader implements AutoCloseable
     }
 
     /**
+     * The file's length against the mapping's, before a read: a read past a truncated file's end faults, and in
+     * compiled code the JDK raises that InternalError at a later instruction, maybe past any catch around the read.
+     */
+    private void requireWhole()
+    {
+        long length = -1;
+        try
+        {
+            length = java.nio.file.Files.size(mapping.file());
+        }
+        catch (final java.io.IOException gone)
+        {
+            // removed (the mapping still reads the file) or unreadable: the read says what it meets
+        }
+        if (length >= 0 && length < mapping.size())
+        {
+            throw new FloodgateFileException(mapping.file(), "damaged: truncated to " + length + " bytes under " +
+                "this reader, which mapped " + mapping.size(), null);
+        }
+    }
+
+    /**
      * A read of the mapping that faults (the file truncated under it: the JDK raises InternalError) is a damaged
      * file, as {@link #open} and {@link #entries} already said; the other reads let the InternalError out, and the
      * CLI asked the operator to report a bug (found by review).
      */
     private <T> T damagedIfFaults(final java.util.function.Supplier<T> read)
     {
+        requireWhole();
         try
         {
             return read.get();
@@ -257,6 +280,7 @@ public final class FloodgateReader implements AutoCloseable
         final TableScan scan = new TableScan(mapping, layout);
         try
         {
+            requireWhole();
             scan.forEach((key, value) -> TableEntry.decode(key, value, shards), entries::add);
         }
         catch (final InternalError ex)
