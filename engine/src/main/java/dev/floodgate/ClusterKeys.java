@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.cluster.ClusterLimit;
+import dev.floodgate.cluster.RedisUriText;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -189,14 +190,6 @@ final class ClusterKeys
     /** @return {@code uri} without its password, for errors and {@code toString}. */
     static String redacted(final String uri)
     {
-        // the user info ends at the authority's last '@' (a password may hold one), before the path's first '/'
-        final int scheme = uri.indexOf("://");
-        if (scheme < 0)
-        {
-            return uri;
-        }
-        final int slash = uri.indexOf('/', scheme + 3);
-        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
-        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+        return RedisUriText.redacted(uri);
     }
 }

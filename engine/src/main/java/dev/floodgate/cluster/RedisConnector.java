@@ -85,7 +85,7 @@ final class RedisConnector implements AutoCloseable
     {
         this.onConnect = onConnect;
         this.uri = RedisUris.parse(uri);
-        this.shown = RedisUris.redacted(uri);
+        this.shown = RedisUriText.redacted(uri);
         // the URI's timeout bounds the connection's handshake too: at the command's 50 ms, a loaded host (six JVMs
         // on two cores) never finished one and never connected; commands keep their own bound (TimeoutOptions)
         this.uri.setTimeout(CONNECT_TIMEOUT.compareTo(commandTimeout) > 0 ? CONNECT_TIMEOUT : commandTimeout);

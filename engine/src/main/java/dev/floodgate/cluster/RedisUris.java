@@ -31,30 +31,17 @@ final class RedisUris
         {
             // no cause, and the reason with the URI redacted: both may hold the password
             final String reason = ex instanceof java.net.URISyntaxException syntax ? syntax.getReason() :
-                String.valueOf(ex.getMessage()).replace(uri, redacted(uri));
-            throw new IllegalArgumentException("Redis URI '" + redacted(uri) + "': " + reason +
+                String.valueOf(ex.getMessage()).replace(uri, RedisUriText.redacted(uri));
+            throw new IllegalArgumentException("Redis URI '" + RedisUriText.redacted(uri) + "': " + reason +
                 "; expected redis://host[:port][/database] (port and database numbers), rediss://... or " +
                 "redis-socket://path");
         }
         if (parsed.getSocket() != null && !Transports.NativeTransports.isDomainSocketSupported())
         {
-            throw new IllegalStateException("Redis URI '" + redacted(uri) + "': a unix socket needs Netty's epoll " +
+            throw new IllegalStateException("Redis URI '" + RedisUriText.redacted(uri) + "': a unix socket needs Netty's epoll " +
                 "(Linux) or kqueue transport on the class path (io.netty:netty-transport-native-epoll), and neither " +
                 "is; use redis://host:port, or add the transport");
         }
         return parsed;
-    }
-
-    /** @return {@code uri} without the password of its user info (which may itself hold an '@'). */
-    static String redacted(final String uri)
-    {
-        final int scheme = uri.indexOf("://");
-        if (scheme < 0)
-        {
-            return uri;
-        }
-        final int slash = uri.indexOf('/', scheme + 3);
-        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
-        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
     }
 }
