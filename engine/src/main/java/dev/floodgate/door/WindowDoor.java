@@ -48,6 +48,10 @@ final class WindowDoor
             final long unknownMs = rule.unknownForMs(nowMs);
             if (unknownMs > 0)
             {
+                if (doors.policyRegion.generationAcquire() != policy.generation())
+                {
+                    continue; // a stale snapshot's regimes: the current one may cover the moment
+                }
                 // a moment the policy's regimes no longer cover: refused until the clock reaches them
                 return Outcomes.outcome(doors, identifier, held != null ? held.hash : QuotaCache.hash(identifier),
                     action, rule, unknownMs, nowNanos);
