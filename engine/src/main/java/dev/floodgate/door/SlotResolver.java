@@ -32,13 +32,6 @@ final class SlotResolver
     }
 
     /**
-     * @param rule  the action's rule: the units of a bucket inserted or converted; null for a blocked counter or a
-     *              lease.
-     * @param index the key's set in the cache.
-     * @return the resolved slot, now cached; or null when the table could not give it in time (counted).
-     * @throws IllegalArgumentException if the identifier is empty.
-     */
-    /**
      * The emptiness test of a check's identifier, made here on the cold path rather than on every warm check, and on
      * the paths that admit without the table (an action switched off), which skipped it (found by review).
      */
@@ -50,6 +43,13 @@ final class SlotResolver
         }
     }
 
+    /**
+     * @param rule  the action's rule: the units of a bucket inserted or converted; null for a blocked counter or a
+     *              lease.
+     * @param index the key's set in the cache.
+     * @return the resolved slot, now cached; or null when the table could not give it in time (counted).
+     * @throws IllegalArgumentException if the identifier is empty.
+     */
     QuotaSlot resolve(final CharSequence identifier, final int hash, final int kindAction, final Action action,
         final ActionRule rule, final int index)
     {
