@@ -30,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LeaseFetcherTest
 {
     private static final long GENERATION = 7;
-    private static final Action ACTION = Action.PUBLISH;
-    private static final long LEASE = 10;
+    static final Action ACTION = Action.PUBLISH;
+    static final long LEASE = 10;
 
     private final Entry entry = new Entry(new UnsafeBuffer(new byte[EntryLayout.valueLength(Entry.KIND_LEASE, 4)]));
     private final QuotaSlot slot;
@@ -95,6 +95,14 @@ class LeaseFetcherTest
 
     private LeaseFetcher fetcher(final LeaseSource source)
     {
+        return fetcher(source, owner, now, LeaseFetcher.TAKEOVER_BOUNDS * 1_000_000_000L,
+            new RefillHolders(42, holder -> true));
+    }
+
+    /** A fetcher as the gate makes one, for {@link #ACTION} only: 100 a second, leased {@link #LEASE} at a time. */
+    static LeaseFetcher fetcher(final LeaseSource source, final Object owner, final AtomicLong clock,
+        final long takeoverNanos, final RefillHolders holders)
+    {
         final int n = Action.values().length;
         final long[] limits = new long[n];
         final long[] windows = new long[n];
@@ -102,10 +110,8 @@ class LeaseFetcherTest
         limits[ACTION.ordinal()] = 100;
         windows[ACTION.ordinal()] = 1_000;
         leases[ACTION.ordinal()] = LEASE;
-        final RefillHolders holders = new RefillHolders(42, holder -> true);
-        final long takeover = LeaseFetcher.TAKEOVER_BOUNDS * 1_000_000_000L;
-        return new LeaseFetcher(source, owner, now::get, limits, windows, leases, takeover, holders,
-            new LeaseGiveBack(source, now::get, windows, takeover, holders));
+        return new LeaseFetcher(source, owner, clock::get, limits, windows, leases, takeoverNanos, holders,
+            new LeaseGiveBack(source, clock::get, windows, takeoverNanos, holders));
     }
 
     /** Answers each lease with the next scripted answer. */

@@ -33,8 +33,8 @@ class RefillClaimClockTest
     private static final long TAKEOVER_NANOS = 3_000_000_000L;
     private static final long NOW = 3_600_000_000_000L;
     private static final long MS = 1_000_000L;
-    private static final Action ACTION = Action.PUBLISH;
-    private static final long LEASE = 10;
+    private static final Action ACTION = LeaseFetcherTest.ACTION;
+    private static final long LEASE = LeaseFetcherTest.LEASE;
 
     private final Entry entry = new Entry(new UnsafeBuffer(new byte[EntryLayout.valueLength(Entry.KIND_LEASE, 4)]));
 
@@ -104,15 +104,7 @@ class RefillClaimClockTest
 
     private LeaseFetcher fetcher(final LeaseSource source, final RefillHolders holders)
     {
-        final int n = Action.values().length;
-        final long[] limits = new long[n];
-        final long[] windows = new long[n];
-        final long[] leases = new long[n];
-        limits[ACTION.ordinal()] = 100;
-        windows[ACTION.ordinal()] = 1_000;
-        leases[ACTION.ordinal()] = LEASE;
-        return new LeaseFetcher(source, owner, clock::get, limits, windows, leases, TAKEOVER_NANOS, holders,
-            new LeaseGiveBack(source, clock::get, windows, TAKEOVER_NANOS, holders));
+        return LeaseFetcherTest.fetcher(source, owner, clock, TAKEOVER_NANOS, holders);
     }
 
     /** Holds every lease's answer for the test to complete. */
