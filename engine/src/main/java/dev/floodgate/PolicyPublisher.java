@@ -86,8 +86,10 @@ final class PolicyPublisher
             for (final Action action : Action.values())
             {
                 final FloodgateConfig.Limit limit = config.limit(action);
-                blocks[action.ordinal()] = PolicyPlanner.plan(generation == 0 ? null : old[action.ordinal()],
-                    limit.limit(), limit.windowMs(), config.shadow(action), next, nowMs);
+                final PolicyRegion.Block before = generation == 0 ? null : old[action.ordinal()];
+                blocks[action.ordinal()] = PolicyPlanner.plan(before, limit.limit(), limit.windowMs(),
+                    config.shadow(action), next, nowMs,
+                    before != null && region.enteredVolatile(action.ordinal()) >= before.base());
             }
             region.publishRelease(blocks, next);
             return next;

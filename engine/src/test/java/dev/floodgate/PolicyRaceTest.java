@@ -135,8 +135,22 @@ class PolicyRaceTest
     /** The rules a publish follows (PolicyPlanner's Javadoc), restated: regimes, each with its windows' counts. */
     static final class ModelPolicy
     {
-        record Regime(int id, long limit, long windowMs, long epochMs)
+        static final class Regime
         {
+            final int id;
+            final long limit;
+            final long windowMs;
+            final long epochMs;
+            /** A check began counting in it: no publish replaces it as pending any more. */
+            boolean entered;
+
+            Regime(final int id, final long limit, final long windowMs, final long epochMs)
+            {
+                this.id = id;
+                this.limit = limit;
+                this.windowMs = windowMs;
+                this.epochMs = epochMs;
+            }
         }
 
         Regime previous;
@@ -156,13 +170,14 @@ class PolicyRaceTest
             {
                 return;
             }
-            if (nowMs < current.epochMs)
+            if (nowMs < current.epochMs && !current.entered)
             {
                 current = new Regime(regimes++, limit, windowMs, current.epochMs); // pending: replaced
                 return;
             }
-            final long start = current.limit == 0 ? nowMs : current.epochMs +
-                (Math.floorDiv(nowMs - current.epochMs, current.windowMs) + 1) * current.windowMs;
+            final long at = Math.max(nowMs, current.epochMs); // entered: in force from its epoch, whatever the clock
+            final long start = current.limit == 0 ? at : current.epochMs +
+                (Math.floorDiv(at - current.epochMs, current.windowMs) + 1) * current.windowMs;
             previous = current;
             current = new Regime(regimes++, limit, windowMs, start);
         }
@@ -179,6 +194,7 @@ class PolicyRaceTest
             {
                 return Floodgate.NEVER;
             }
+            r.entered |= r == current;
             final long k = Math.floorDiv(nowMs - r.epochMs, r.windowMs);
             final String key = id + "/" + r.id + "/" + k;
             final long u = used.getOrDefault(key, 0L);

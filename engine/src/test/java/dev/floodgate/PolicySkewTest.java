@@ -101,4 +101,63 @@ class PolicySkewTest
         checkerTime.set((START_MS + 1_999) * MS); // one tick behind the publisher
         assertEquals(0, admitted(checker, 10), "window [+1000, +2000) had its 10 already");
     }
+    /**
+     * 10 per 1 s; 3 per 1 s published at +1500 (pending from +2000). A checker whose clock reads +2000 spends the
+     * 3 of the window [+2000, +3000); then a publisher whose clock reads +1999 (a tick behind; or one descheduled
+     * between its clock read and its flip) publishes 4 per 1 s. It replaced the pending regime as if it had never
+     * come into force, numbering the same window afresh: 4 more admitted, 7 in a window whose limits were 3, then 4
+     * (found by review). A check now records, under the policy guard, that it began counting in a regime, and a
+     * publisher that sees it treats the regime as in force: the 4 per second start at the end of its window.
+     */
+    @Test
+    void shouldNotReplaceAPendingRegimeACheckAheadOfThePublisherBeganCountingIn()
+    {
+        final Floodgate publisher = open(publisherTime, 10, 1_000);
+        final Floodgate checker = open(checkerTime, 10, 1_000);
+        publisherTime.set((START_MS + 1_500) * MS);
+        publisher.reconfigure(config(publisherTime, 3, 1_000)); // 3 from +2000
+        checkerTime.set((START_MS + 2_000) * MS);
+        assertEquals(3, admitted(checker, 10), "window [+2000, +3000) under the limit of 3");
+        publisherTime.set((START_MS + 1_999) * MS); // a tick behind the checker
+        publisher.reconfigure(config(publisherTime, 4, 1_000));
+        assertEquals(0, admitted(checker, 10), "window [+2000, +3000) had its 3 already");
+        checkerTime.set((START_MS + 3_000) * MS);
+        assertEquals(4, admitted(checker, 10), "the next window is the new limit's");
+    }
+
+    /** As above with a shorter window published: the counted window keeps its limit to its end. */
+    @Test
+    void shouldKeepACountedRegimeToTheEndOfItsWindowWhatEverReplacesIt()
+    {
+        final Floodgate publisher = open(publisherTime, 10, 1_000);
+        final Floodgate checker = open(checkerTime, 10, 1_000);
+        publisherTime.set((START_MS + 1_500) * MS);
+        publisher.reconfigure(config(publisherTime, 6, 1_000)); // 6 from +2000
+        checkerTime.set((START_MS + 2_000) * MS);
+        assertEquals(6, admitted(checker, 10), "window [+2000, +3000) under the limit of 6");
+        publisherTime.set((START_MS + 1_999) * MS);
+        publisher.reconfigure(config(publisherTime, 2, 500));
+        checkerTime.set((START_MS + 2_500) * MS);
+        assertEquals(0, admitted(checker, 10), "window [+2000, +3000) had its 6 already");
+        checkerTime.set((START_MS + 3_000) * MS);
+        assertEquals(2, admitted(checker, 10), "from +3000, 2 per 500 ms");
+        checkerTime.set((START_MS + 3_500) * MS);
+        assertEquals(2, admitted(checker, 10), "and again");
+    }
+
+    /** A publish while the pending regime is still uncounted replaces it, from the same epoch, as before. */
+    @Test
+    void shouldStillReplaceAPendingRegimeNoCheckCountedIn()
+    {
+        final Floodgate publisher = open(publisherTime, 10, 1_000);
+        final Floodgate checker = open(checkerTime, 10, 1_000);
+        publisherTime.set((START_MS + 1_500) * MS);
+        publisher.reconfigure(config(publisherTime, 3, 1_000)); // 3 from +2000
+        checkerTime.set((START_MS + 1_600) * MS);
+        assertEquals(10, admitted(checker, 20), "window [+1000, +2000) under the limit of 10");
+        publisherTime.set((START_MS + 1_700) * MS);
+        publisher.reconfigure(config(publisherTime, 4, 1_000)); // replaces the pending 3, from +2000
+        checkerTime.set((START_MS + 2_000) * MS);
+        assertEquals(4, admitted(checker, 10), "window [+2000, +3000) under the limit of 4");
+    }
 }

@@ -19,6 +19,14 @@ public final class ActionRule
     final int sweepShards;
     /** The first moment the two regimes cover ({@link #unknownForMs}): the previous one's epoch. */
     private final long knownFromMs;
+    /**
+     * Whether this process recorded that it counts in the current regime ({@link RegimeEntry}); true from the start
+     * for a regime no publish can replace as pending (the first block's, or one switched off). A plain field: a
+     * thread that reads it late enters again, which changes nothing.
+     */
+    boolean entered;
+    /** When this process last failed to take the policy guard to enter (ticker ns, 0: never). */
+    long enterFailedAt;
     WindowCursor cursor = new WindowCursor(0, 0, 0, null);
 
     /** The window containing a moment, with its bounds and regime. */
@@ -40,6 +48,7 @@ public final class ActionRule
         // the first block's regime (epoch and base 0) numbers all time, also once a publish made it the previous one
         final boolean eternal = previous.base() == 0 && previous.epochMs() == 0;
         this.knownFromMs = eternal ? Long.MIN_VALUE : previous.epochMs();
+        this.entered = limit == 0 || current.base() == 0 && current.epochMs() == 0;
     }
 
     /**

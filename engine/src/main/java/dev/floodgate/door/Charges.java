@@ -144,6 +144,11 @@ final class Charges
                 charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
                 result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }
+            else if (!doors.regimes.enter(c.action(), rule, nowMs))
+            {
+                charging.unreachable[i] = true;
+                result = doors.unavailableResult(c.action());
+            }
             else
             {
                 final ActionRule.WindowCursor cursor = rule.cursor(nowMs);

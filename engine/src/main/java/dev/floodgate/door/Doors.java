@@ -60,6 +60,8 @@ public final class Doors
     private final QuotaCache cache;
     private final SlotResolver resolver;
     private final long[] unreachable;
+    /** Records a window regime's first count, so no publish replaces it as pending. */
+    final RegimeEntry regimes;
     /** The cluster quota's half of a check (issue 12), or null when no action has one. */
     final ClusterGate cluster;
     private volatile PolicySnapshot snapshot;
@@ -89,6 +91,7 @@ public final class Doors
         this.cache = new QuotaCache((int)Math.min(1 << 18, Math.max(1024, 2 * capacity)));
         this.resolver = new SlotResolver(table, ticker, cache, onTableFull);
         this.policyRegion = new PolicyRegion(table.header(), ACTIONS);
+        this.regimes = new RegimeEntry(table, policyRegion, ticker);
         this.scratch = ThreadLocal.withInitial(() -> WindowClaim.receipts(shards));
         this.snapshot = readPolicy();
     }

@@ -12,12 +12,20 @@ import dev.floodgate.store.PolicyRegion;
  * and the previous regime P (before E0). With the publisher's clock at {@code now}, a change of limit or
  * window, for any sequence of publishes:
  * <ul>
- * <li>{@code now < E0} (C still pending): C is replaced by the new regime from the same E0, P stays. The
- * window in force is P's until E0 whatever is published meanwhile, so two publishes inside one window, or an
- * off/on flip, never give that window fresh quota or drop the regime counting it;</li>
- * <li>otherwise C becomes P and the new regime starts at the end of C's window containing {@code now}, or at
- * {@code now} when C is off (nothing was counted while off).</li>
+ * <li>{@code now < E0} and no check has begun counting in C (C still pending): C is replaced by the new regime from
+ * the same E0, P stays. The window in force is P's until E0 whatever is published meanwhile, so two publishes
+ * inside one window, or an off/on flip, never give that window fresh quota or drop the regime counting it;</li>
+ * <li>otherwise C becomes P and the new regime starts at the end of C's window containing {@code now} (E0's
+ * window when {@code now} is before it), or at {@code now} when C is off (nothing was counted while off).</li>
  * </ul>
+ * "No check has begun counting in C" cannot come from the publisher's clock: a check whose clock reads a tick
+ * ahead of it (each JVM's coarse clock ticks on its own), or any check while the publisher is descheduled between
+ * its clock read and its flip, may already count in C's first window, and a replacement numbering that window
+ * afresh admitted it again (found by review: 3 + 4 in a window whose limits were 3, then 4). So a window check
+ * records a regime's base in the file ({@code PolicyRegion.enterUnderGuard}) under the policy guard before its
+ * process first counts in that regime, and the publisher reads it under the same guard: either the check entered
+ * first and the publisher sees it, or the publish came first and the check's claim fails its validation (the
+ * generation moved) and is given back. Exact whatever the clocks and pauses.
  * Every new regime's base is the last number the regime it follows could use at the new epoch plus
  * {@link #NUMBER_JUMP} (a replaced pending regime's base plus the jump), so regimes own disjoint window
  * numbers: no window number is ever claimed under two regimes' caps, even when a publisher is descheduled
@@ -49,10 +57,12 @@ public final class PolicyPlanner
      * @param shadow     the new mode.
      * @param generation the generation being published.
      * @param nowMs      the publisher's monotonic ms.
+     * @param entered    whether a check began counting in {@code old}'s current regime
+     *                   ({@code PolicyRegion.enteredVolatile}, read under the policy guard).
      * @return the block to publish.
      */
     public static PolicyRegion.Block plan(final PolicyRegion.Block old, final long limit, final long windowMs,
-        final boolean shadow, final long generation, final long nowMs)
+        final boolean shadow, final long generation, final long nowMs, final boolean entered)
     {
         if (old == null)
         {
@@ -65,16 +75,18 @@ public final class PolicyPlanner
         }
         // the first block's two regimes are one, numbered from 0 for all time (monotonic ms may be negative)
         final boolean first = old.base() == old.prevBase() && old.epochMs() == old.prevEpochMs();
-        if (nowMs < old.epochMs() && !first)
+        if (nowMs < old.epochMs() && !first && !entered)
         {
             // the pending regime never came into force: replace it, numbered past anything it could have used
             return new PolicyRegion.Block(limit, windowMs, shadow, generation, old.epochMs(),
                 old.base() + NUMBER_JUMP, old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
         }
         final WindowRegime inForce = new WindowRegime(old.limit(), old.windowMs(), old.epochMs(), old.base(), 1);
-        final long number = inForce.number(nowMs);
+        // a regime a check entered is in force from its epoch on, whatever this clock reads
+        final long at = first ? nowMs : Math.max(nowMs, old.epochMs());
+        final long number = inForce.number(at);
         // switched off, nothing was counted: the new regime can start now; else at the end of this window
-        final long epoch = old.limit() == 0 ? nowMs : inForce.startMs(number) + inForce.windowMs();
+        final long epoch = old.limit() == 0 ? at : inForce.startMs(number) + inForce.windowMs();
         return new PolicyRegion.Block(limit, windowMs, shadow, generation, epoch, number + NUMBER_JUMP,
             old.limit(), old.windowMs(), old.epochMs(), old.base());
     }

@@ -72,6 +72,10 @@ final class WindowDoor
                 }
                 return Outcomes.never(doors, identifier, hash, action, rule);
             }
+            if (!doors.regimes.enter(action, rule, nowMs))
+            {
+                return Outcomes.unavailable(doors, action);
+            }
             final boolean clustered = doors.clustered(action);
             final QuotaSlot slot = doors.slot(identifier, hash, KIND | action.ordinal(), action, rule,
                 Doors.ANY_VERSION, held);

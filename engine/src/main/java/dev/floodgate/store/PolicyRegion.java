@@ -23,8 +23,18 @@ import org.agrona.concurrent.AtomicBuffer;
  *  56  previous window ms (64)
  *  64  previous epoch ms (64)
  *  72  previous base (64)
- *  80..127 reserved
+ *  80  entered (64)             record 0 only: the highest current-regime base a window check began counting in,
+ *                               plus 2^63 (bases may be negative; 0 is none)
+ *  88..127 reserved
  * </pre>
+ *
+ * The entered word is the one word checks write here: a window check whose clock has reached its current regime's
+ * epoch records that regime's base before it counts in it for the first time in its process, under the policy
+ * guard, and a publisher reads it under the guard. A publisher whose clock still reads before the epoch (a tick
+ * behind, or descheduled between its clock read and its flip) then knows the regime is in force, not pending
+ * ({@code door.PolicyPlanner}). It lives in record 0 whatever the generation, since it outlives publishes; bases
+ * only grow, so a word at or above a regime's base says that regime was entered. Zero in a file whose checks never
+ * wrote it (an older engine's), which reads as "none entered": the behaviour before the word existed.
  */
 public final class PolicyRegion
 {
@@ -38,6 +48,7 @@ public final class PolicyRegion
     public static final int PREV_WINDOW_MS = 56;
     public static final int PREV_EPOCH_MS = 64;
     public static final int PREV_BASE = 72;
+    public static final int ENTERED = 80;
     private static final int WORDS = 10;
 
     /**
@@ -135,6 +146,36 @@ public final class PolicyRegion
             buffer.putLong(base + PREV_BASE, b.prevBase());
         }
         buffer.putLongRelease(FileHeader.POLICY_GENERATION_OFFSET, generation);
+    }
+
+    /**
+     * Records that a window check is about to count in the regime whose first window number is {@code base}.
+     * Call under the policy guard.
+     *
+     * @param action an action ordinal.
+     * @param base   the current regime's base.
+     */
+    public void enterUnderGuard(final int action, final long base)
+    {
+        if (enteredVolatile(action) < base)
+        {
+            buffer.putLongVolatile(enteredOffset(action), base + Long.MIN_VALUE);
+        }
+    }
+
+    /**
+     * @param action an action ordinal.
+     * @return the highest regime base a check entered, {@link Long#MIN_VALUE} when none; call under the policy
+     * guard for a value no check raises before the caller's publish.
+     */
+    public long enteredVolatile(final int action)
+    {
+        return buffer.getLongVolatile(enteredOffset(action)) - Long.MIN_VALUE; // stored offset: a zero word is none
+    }
+
+    private static int enteredOffset(final int action)
+    {
+        return FileHeader.POLICY_RECORDS_OFFSET + action * FileHeader.POLICY_ACTION_STRIDE + ENTERED;
     }
 
     private static int recordOffset(final long generation)
