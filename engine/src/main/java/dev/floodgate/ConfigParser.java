@@ -43,6 +43,7 @@ final class ConfigParser
     /** See {@link FloodgateConfig#fromSources}. @return a builder holding every key set there. */
     static FloodgateConfig.Builder fromSources(final Map<String, String> env, final Properties properties)
     {
+        UnknownNames.warn(env, properties);
         final Map<String, String> values = new LinkedHashMap<>();
         for (final String key : keys())
         {
