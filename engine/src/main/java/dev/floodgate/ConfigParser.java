@@ -184,16 +184,45 @@ final class ConfigParser
         settings.cluster[action.ordinal()] = changed;
     }
 
+    /**
+     * @return {@code value} (trimmed) as ASCII digits, optionally after a '-' (no key takes a negative number,
+     * but the range check names what it does take, in the words it uses for any other out-of-range value);
+     * never {@code +100} or another script's digits, which {@link Long#parseLong} would take.
+     * @throws IllegalArgumentException naming the key, the value and {@code expected}.
+     */
     static long parseLong(final String key, final String value, final String expected)
     {
+        final String text = value.trim();
         try
         {
-            return Long.parseLong(value.trim());
+            if (!isAsciiWholeNumber(text))
+            {
+                throw new NumberFormatException("not ASCII digits");
+            }
+            return Long.parseLong(text);
         }
         catch (final NumberFormatException ex)
         {
             throw new IllegalArgumentException(key + "='" + value + "': expected " + expected, ex);
         }
+    }
+
+    /** @return whether {@code text} is ASCII digits 0-9, at least one, optionally after a '-'. */
+    static boolean isAsciiWholeNumber(final String text)
+    {
+        final int start = text.startsWith("-") ? 1 : 0;
+        if (text.length() == start)
+        {
+            return false;
+        }
+        for (int i = start; i < text.length(); i++)
+        {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9')
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     static boolean parseShadow(final String key, final String value)
