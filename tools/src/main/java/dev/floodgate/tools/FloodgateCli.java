@@ -10,6 +10,7 @@ import dev.floodgate.tools.command.ResetCommand;
 import dev.floodgate.tools.command.StatsCommand;
 import dev.floodgate.tools.command.TopCommand;
 import dev.floodgate.tools.command.WatchCommand;
+import dev.floodgate.tools.format.WholeNumbers;
 import dev.floodgate.tools.load.WorkerCommand;
 import dev.floodgate.tools.table.TableFiles;
 import picocli.CommandLine;
@@ -109,11 +110,40 @@ public final class FloodgateCli implements Runnable
         return false;
     }
 
+    /**
+     * Makes every {@code int} and {@code long} option and parameter take ASCII digits only (optionally after a
+     * '-', which each command's range check refuses in its own words): picocli's converters take {@code +5} and
+     * other scripts' digits.
+     */
+    private static void acceptAsciiWholeNumbersOnly(final CommandLine commandLine)
+    {
+        final CommandLine.ITypeConverter<Integer> ints = value -> wholeNumber(value, true).intValue();
+        final CommandLine.ITypeConverter<Long> longs = value -> wholeNumber(value, false);
+        commandLine.registerConverter(Integer.class, ints);
+        commandLine.registerConverter(int.class, ints);
+        commandLine.registerConverter(Long.class, longs);
+        commandLine.registerConverter(long.class, longs);
+    }
+
+    private static Long wholeNumber(final String value, final boolean isInt)
+    {
+        try
+        {
+            return isInt ? (long) WholeNumbers.parseInt(value) : WholeNumbers.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new CommandLine.TypeConversionException("'" + value + "': expected a whole number in ASCII " +
+                "digits" + (isInt ? " from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE : ""));
+        }
+    }
+
     /** @return the configured command line: exit codes and one-line error messages. */
     public static CommandLine newCommandLine()
     {
         final CommandLine commandLine = new CommandLine(new FloodgateCli());
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        acceptAsciiWholeNumbersOnly(commandLine);
         HelpLayout.apply(commandLine);
         commandLine.setExecutionStrategy(parseResult ->
         {

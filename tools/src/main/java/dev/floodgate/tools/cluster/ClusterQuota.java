@@ -2,6 +2,7 @@ package dev.floodgate.tools.cluster;
 
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.tools.format.WholeNumbers;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -91,8 +92,8 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
                 throw new IllegalArgumentException("--cluster-limit '" + spec + "': expected action=limit/windowMs/" +
                     "lease, with --cluster-redis");
             }
-            configure(builder, uri, Action.parse(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]),
-                Long.parseLong(parts[3]));
+            configure(builder, uri, Action.parse(parts[0]), WholeNumbers.parseLong(parts[1]),
+                WholeNumbers.parseLong(parts[2]), WholeNumbers.parseLong(parts[3]));
         }
     }
 

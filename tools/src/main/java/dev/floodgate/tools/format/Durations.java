@@ -64,19 +64,19 @@ public final class Durations
             final long nanos;
             if (t.endsWith("ms"))
             {
-                nanos = Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 2)), MS);
+                nanos = Math.multiplyExact(WholeNumbers.parseLong(t.substring(0, t.length() - 2)), MS);
             }
             else if (t.endsWith("s"))
             {
-                nanos = Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), S);
+                nanos = Math.multiplyExact(WholeNumbers.parseLong(t.substring(0, t.length() - 1)), S);
             }
             else if (t.endsWith("m"))
             {
-                nanos = Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), 60 * S);
+                nanos = Math.multiplyExact(WholeNumbers.parseLong(t.substring(0, t.length() - 1)), 60 * S);
             }
             else
             {
-                nanos = Math.multiplyExact(Long.parseLong(t), S);
+                nanos = Math.multiplyExact(WholeNumbers.parseLong(t), S);
             }
             if (nanos <= 0)
             {

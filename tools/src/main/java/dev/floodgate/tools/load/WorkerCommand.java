@@ -4,6 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.ClusterStats;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.tools.format.WholeNumbers;
 import dev.floodgate.tools.cluster.ClusterQuota;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
@@ -110,7 +111,8 @@ public final class WorkerCommand implements Callable<Integer>
         for (final String limit : limits)
         {
             final String[] parts = limit.split("[=/]");
-            builder.limit(Action.parse(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
+            builder.limit(Action.parse(parts[0]), WholeNumbers.parseLong(parts[1]),
+                WholeNumbers.parseLong(parts[2]));
         }
         ClusterQuota.apply(builder, clusterRedis, clusterLimits);
         final List<Lane> parsed = lanes.stream().map(Lane::parse).toList();
