@@ -89,7 +89,8 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
      *
      * @param assignments {@code action.key=value}, key one of {@code limit}, {@code window_ms}, {@code mode}.
      * @return configuration key to value, in order.
-     * @throws IllegalArgumentException naming the malformed assignment and what was expected.
+     * @throws IllegalArgumentException naming the malformed assignment and what was expected, or naming a key
+     * assigned twice ({@code publish.limit=5 publish.limit=6}: which one was meant is not for us to guess).
      */
     public static Map<String, String> parseAssignments(final List<String> assignments)
     {
@@ -102,6 +103,7 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
     {
         Objects.requireNonNull(assignments, "assignments");
         final Map<String, String> keys = new LinkedHashMap<>();
+        final Map<String, String> firstAssignment = new LinkedHashMap<>();
         for (final String text : assignments)
         {
             final int eq = text == null ? -1 : text.indexOf('=');
@@ -122,6 +124,12 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
                 default -> throw new IllegalArgumentException("'" + text + "': unknown key '" + key +
                     "', expected limit, window_ms or mode");
             };
+            final String first = firstAssignment.putIfAbsent(configKey, text);
+            if (first != null)
+            {
+                throw new IllegalArgumentException("'" + text + "': " + text.substring(0, eq).trim() + " is " +
+                    "already assigned by '" + first + "'; expected each key once");
+            }
             keys.put(configKey, value);
             spelled.put(configKey, text.substring(0, eq).trim());
         }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -23,6 +24,19 @@ class PolicyAssignmentsTest
             "604800000", refusal("publish.window_ms=\u0661\u0660\u0660"));
         assertEquals(100, FloodgatePolicy.withAssignments(base, List.of("publish.limit= 100 "))
             .limit(Action.PUBLISH).limit());
+    }
+
+    @Test
+    void shouldRefuseAKeyAssignedTwiceNamingItInsteadOfTakingTheLast()
+    {
+        assertEquals("'auth.limit=6': auth.limit is already assigned by 'auth.limit=5'; expected each key once",
+            refusal("auth.limit=5", "auth.limit=6"));
+        assertEquals("'PUBLISH.Limit=7': PUBLISH.Limit is already assigned by 'publish.limit=5'; expected each " +
+            "key once", refusal("publish.limit=5", "publish.window_ms=1000", "PUBLISH.Limit=7"));
+        assertEquals("'publish.mode=shadow': publish.mode is already assigned by 'publish.mode=shadow'; expected " +
+            "each key once", refusal("publish.mode=shadow", "publish.mode=shadow"));
+        assertEquals(Map.of("auth_rate_limit", "5", "auth_rate_window_ms", "60000"),
+            FloodgatePolicy.parseAssignments(List.of("auth.limit=5", "auth.window_ms=60000")));
     }
 
     private String refusal(final String... assignments)

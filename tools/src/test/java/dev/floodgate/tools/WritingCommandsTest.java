@@ -88,6 +88,20 @@ class WritingCommandsTest
     }
 
     @Test
+    void policySetRefusesAKeyGivenTwiceAndPublishesNothing()
+    {
+        final Cli.Result twice = Cli.run("policy", "set", "auth.limit=5", "auth.limit=6", "--file", table);
+        assertEquals(2, twice.code(), twice::toString);
+        assertEquals("floodgate policy set: 'auth.limit=6': auth.limit is already assigned by 'auth.limit=5'; " +
+            "expected each key once\n", twice.err());
+        final Cli.Result plus = Cli.run("policy", "set", "publish.limit=+100", "--file", table);
+        assertEquals(2, plus.code(), plus::toString);
+        assertEquals("floodgate policy set: publish.limit='+100': expected a whole number from 0 to 4398046511103 " +
+            "(0 switches it off)\n", plus.err());
+        assertTrue(Cli.run("policy", "--file", table).out().startsWith("generation 1\n"), "nothing was published");
+    }
+
+    @Test
     void policySetNamesTheKeyAsTypedWithItsBounds()
     {
         final Cli.Result negative = Cli.run("policy", "set", "publish.limit=-1", "--file", table);
