@@ -14,7 +14,8 @@
 -- product is bounded by the capacity first.
 -- Time is the server's (TIME), so the nodes' clocks do not matter; it never runs backwards for a bucket.
 -- Fields: c credits, t time of c (ms), l and w the limit and window c was counted for, n:<node> that node's last
--- "seq op amount tokens wait".
+-- "seq op amount tokens wait time" (time: the server's ms of that call; absent in an older engine's records), p the
+-- cursor of the sweep that drops other nodes' records once they are as old as an idle bucket.
 
 local key = KEYS[1]
 local op = ARGV[1]
@@ -43,11 +44,11 @@ local function div(a, b)
 end
 
 local field = 'n:' .. node
-local state = redis.call('HMGET', key, 'c', 't', 'l', 'w', field)
+local state = redis.call('HMGET', key, 'c', 't', 'l', 'w', field, 'p')
 
 local record = state[5]
 if record then
-    local rseq, rop, ramount, rtokens, rwait = string.match(record, '^(%d+) (%a) (%d+) (%d+) (%d+)$')
+    local rseq, rop, ramount, rtokens, rwait = string.match(record, '^(%d+) (%a) (%d+) (%d+) (%d+)')
     rseq = tonumber(rseq)
     if seq < rseq then
         return {2, 0, 0, now}
@@ -104,8 +105,30 @@ else
     return redis.error_reply('floodgate lease: unknown op')
 end
 
-redis.call('HSET', key, 'c', int(credits), 't', int(last), 'l', int(limit), 'w', int(window),
-    field, int(seq) .. ' ' .. op .. ' ' .. int(amount) .. ' ' .. int(tokens) .. ' ' .. int(wait))
 -- an idle bucket refills within one window, so it may go after two; the minute keeps a retry's seq record
-redis.call('PEXPIRE', key, 2 * window + 60000)
+local idle = 2 * window + 60000
+
+-- A bucket in use never expires, and every node incarnation (a table file made anew, at each boot) calls under a
+-- name of its own: without a sweep its records would pile up for as long as the bucket stays busy. A few fields a
+-- call (a small hash answers whole), resumed from the stored cursor: another node's record as old as an idle
+-- bucket is dropped (its retries ended long ago: a node retries within seconds, and a lost record can only make a
+-- late retry apply twice to the bucket, which that node discards: under-admission); an older engine's record,
+-- which has no time, is given this call's, so it goes one idle period later unless that node calls again.
+local swept = redis.call('HSCAN', key, state[6] or '0', 'COUNT', 8)
+local found = swept[2]
+for i = 1, #found, 2 do
+    local name = found[i]
+    if string.sub(name, 1, 2) == 'n:' and name ~= field then
+        local at = string.match(found[i + 1], '^%d+ %a %d+ %d+ %d+ (%d+)$')
+        if not at then
+            redis.call('HSET', key, name, found[i + 1] .. ' ' .. int(now))
+        elseif now - tonumber(at) >= idle then
+            redis.call('HDEL', key, name)
+        end
+    end
+end
+
+redis.call('HSET', key, 'c', int(credits), 't', int(last), 'l', int(limit), 'w', int(window), 'p', swept[1],
+    field, int(seq) .. ' ' .. op .. ' ' .. int(amount) .. ' ' .. int(tokens) .. ' ' .. int(wait) .. ' ' .. int(now))
+redis.call('PEXPIRE', key, idle)
 return {0, tokens, wait, now}

@@ -129,6 +129,43 @@ class LeaseBucketTest
         assertEquals(5, lease(key, perSecond, "a", 5).tokens(), "a bucket that expired is full");
     }
 
+    /**
+     * A bucket in use never expires, and each node incarnation (a table file made anew) calls under a name of its
+     * own: its sequence records piled up in the bucket's hash for as long as the bucket stayed busy (found by
+     * review). A record as old as an idle bucket is now swept by later calls; an older engine's record (no time)
+     * is stamped, so it goes too.
+     */
+    @Test
+    void otherNodesRecordsAsOldAsAnIdleBucketAreSwept() throws Exception
+    {
+        final ClusterLimit perSecond = new ClusterLimit(1_000, 1_000);
+        final LeaseKey key = LeaseKey.of(Action.PUBLISH, "busy");
+        final String bucket = key.toString();
+        assertEquals(1, lease(key, perSecond, "a", 1).tokens());
+        final long now = Long.parseLong(redis.commands().time().get(0)) * 1_000;
+        final long idleMs = 2 * 1_000 + 60_000;
+        for (int i = 0; i < 40; i++)
+        {
+            // earlier incarnations of the node, last heard from long ago
+            redis.commands().hset(bucket, "n:old-" + i, "5 L 1 1 0 " + (now - idleMs - 1_000));
+        }
+        redis.commands().hset(bucket, "n:recent", "5 L 1 1 0 " + (now - 1_000));
+        redis.commands().hset(bucket, "n:older-engine", "5 L 1 1 0");
+        for (int call = 0; call < 20; call++)
+        {
+            assertEquals(1, lease(key, perSecond, "a", 1).tokens());
+        }
+        final java.util.Map<String, String> fields = redis.commands().hgetall(bucket);
+        assertTrue(fields.keySet().stream().noneMatch(f -> f.startsWith("n:old-")),
+            "records as old as an idle bucket are swept: " + fields.keySet());
+        assertTrue(fields.containsKey("n:recent"), "a record younger than that stays");
+        assertTrue(fields.get("n:older-engine").matches("5 L 1 1 0 \\d+"),
+            "an older engine's record is stamped with a time: " + fields.get("n:older-engine"));
+        assertTrue(fields.get("n:a").matches("\\d+ L 1 1 0 \\d+"), "this node's own: " + fields.get("n:a"));
+        final Lease retry = leases.lease(key, perSecond, "a", seq, 1);
+        assertEquals(Lease.Outcome.REPLAYED, retry.outcome(), "a record with its time still answers a retry");
+    }
+
     @Test
     void actionsAndIdentifiersNeverShareABucket() throws Exception
     {
