@@ -107,12 +107,11 @@ final class BucketConversion
     /** Puts back the units and the word a killed conversion recorded; the word last, so it stays frozen till then. */
     private static void undo(final Entry value)
     {
-        final long units = BucketWords.conversionUnits(value);
-        value.putUnits(units & LIMIT_MASK, units >>> LIMIT_BITS);
+        value.putUnits(BucketWords.conversionLimit(value), BucketWords.conversionWindowMs(value));
         BucketWords.putTatVolatile(value, BucketWords.conversionTat(value));
     }
 
-    private static final int LIMIT_BITS = 34;
+    private static final int LIMIT_BITS = BucketWords.UNITS_LIMIT_BITS;
     private static final long LIMIT_MASK = (1L << LIMIT_BITS) - 1;
 
     static

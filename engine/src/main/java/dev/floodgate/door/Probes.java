@@ -94,6 +94,8 @@ public final class Probes
         rule.bucket(action); // a window-only quota has no bucket to probe: say so, as a check would
         Resolved found = null;
         long tat = 0;
+        long limit = 0;
+        long windowMs = 0;
         for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
         {
             try
@@ -104,17 +106,32 @@ public final class Probes
             {
                 return unreachable(doors, action, rule.limit);
             }
-            // the word read in place: still this entry's, in these units, only if the generation still says so
-            tat = found == null ? 0 : BucketWords.tatVolatile(found.entry());
-            if (found == null || (tat != TokenBucket.FROZEN && found.entry().isCurrentAcquire(found.generation())))
+            if (found == null)
             {
                 break;
             }
-            found = null; // converted, frozen or reaped under the read: look again, or answer as full
+            tat = BucketWords.tatVolatile(found.entry());
+            limit = found.limit();
+            windowMs = found.windowMs();
+            if (tat == TokenBucket.FROZEN)
+            {
+                // a conversion holds the word (a killed one until the next check): the side record is the truth,
+                // the word and units that check puts back before it converts (BucketConversion); the version
+                // is still the old one, recorded last
+                tat = BucketWords.conversionTat(found.entry());
+                limit = BucketWords.conversionLimit(found.entry());
+                windowMs = BucketWords.conversionWindowMs(found.entry());
+            }
+            // the words read in place: still this entry's, in these units, only if the generation still says so
+            if (found.entry().isCurrentAcquire(found.generation()))
+            {
+                break;
+            }
+            found = null; // converted or reaped under the read: look again, or answer as full
         }
         final long now = doors.ticker.nanos();
-        final EntryArithmetic.Bucket state = found == null ? null : EntryArithmetic.bucket(found.limit(),
-            found.windowMs(), found.version(), tat, policy.block(action), now);
+        final EntryArithmetic.Bucket state = found == null ? null : EntryArithmetic.bucket(limit, windowMs,
+            found.version(), tat, policy.block(action), now);
         if (state == null)
         {
             return new Probe(rule.limit, rule.limit, 0, 0); // never seen, or idle long enough to be reaped: full

@@ -21,6 +21,9 @@ public final class BucketWords
     /** The TAT word while a conversion rewrites its units: no check moves it (see {@code BucketConversion}). */
     public static final long FROZEN_TAT = Long.MIN_VALUE;
 
+    /** The side record's units are {@code window ms << UNITS_LIMIT_BITS | limit}. */
+    public static final int UNITS_LIMIT_BITS = 34;
+
     private BucketWords()
     {
     }
@@ -49,16 +52,31 @@ public final class BucketWords
         entry.value.putLongVolatile(STATE_OFFSET, tat);
     }
 
-    /** @return the conversion side record's frozen TAT word; under the update lock. */
+    /**
+     * @return the conversion side record's frozen TAT word: under the update lock, or without it once the word
+     * read frozen (volatile), since the record is stored before the freeze.
+     */
     public static long conversionTat(final Entry entry)
     {
         return entry.value.getLong(CONVERSION_TAT_OFFSET);
     }
 
-    /** @return the conversion side record's units, {@code window ms << 34 | limit}; under the update lock. */
+    /** @return the conversion side record's units, {@code window ms << 34 | limit}; as {@link #conversionTat}. */
     public static long conversionUnits(final Entry entry)
     {
         return entry.value.getLong(CONVERSION_UNITS_OFFSET);
+    }
+
+    /** @return the limit of the side record's units (the units its frozen TAT word is in). */
+    public static long conversionLimit(final Entry entry)
+    {
+        return conversionUnits(entry) & ((1L << UNITS_LIMIT_BITS) - 1);
+    }
+
+    /** @return the window of the side record's units. */
+    public static long conversionWindowMs(final Entry entry)
+    {
+        return conversionUnits(entry) >>> UNITS_LIMIT_BITS;
     }
 
     /** Stores the conversion side record's frozen TAT word, plain; under the update lock. */
