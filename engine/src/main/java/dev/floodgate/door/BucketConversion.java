@@ -107,7 +107,8 @@ final class BucketConversion
     /** Puts back the units and the word a killed conversion recorded; the word last, so it stays frozen till then. */
     private static void undo(final Entry value)
     {
-        value.putUnits(BucketWords.conversionLimit(value), BucketWords.conversionWindowMs(value));
+        final long units = BucketWords.conversionUnits(value);
+        value.putUnits(BucketWords.unitsLimit(units), BucketWords.unitsWindowMs(units));
         BucketWords.putTatVolatile(value, BucketWords.conversionTat(value));
     }
 

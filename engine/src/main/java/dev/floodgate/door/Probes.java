@@ -113,17 +113,18 @@ public final class Probes
             tat = BucketWords.tatVolatile(found.entry());
             limit = found.limit();
             windowMs = found.windowMs();
-            if (tat == TokenBucket.FROZEN)
+            // a conversion holds the word (a killed one until the next check): the side record is the truth, the
+            // word and units that check puts back before it converts (BucketConversion), at the old version
+            final BucketWords.Recorded recorded = tat != TokenBucket.FROZEN ? null :
+                BucketWords.recordedVolatile(found.entry(), (int)found.version());
+            if (recorded != null)
             {
-                // a conversion holds the word (a killed one until the next check): the side record is the truth,
-                // the word and units that check puts back before it converts (BucketConversion); the version
-                // is still the old one, recorded last
-                tat = BucketWords.conversionTat(found.entry());
-                limit = BucketWords.conversionLimit(found.entry());
-                windowMs = BucketWords.conversionWindowMs(found.entry());
+                tat = recorded.tat();
+                limit = recorded.limit();
+                windowMs = recorded.windowMs();
             }
             // the words read in place: still this entry's, in these units, only if the generation still says so
-            if (found.entry().isCurrentAcquire(found.generation()))
+            if ((tat != TokenBucket.FROZEN || recorded != null) && found.entry().isCurrentAcquire(found.generation()))
             {
                 break;
             }

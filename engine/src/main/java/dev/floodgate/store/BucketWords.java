@@ -67,16 +67,46 @@ public final class BucketWords
         return entry.value.getLong(CONVERSION_UNITS_OFFSET);
     }
 
-    /** @return the limit of the side record's units (the units its frozen TAT word is in). */
-    public static long conversionLimit(final Entry entry)
+    /** @return the limit of side record units {@code units} (the units its frozen TAT word is in). */
+    public static long unitsLimit(final long units)
     {
-        return conversionUnits(entry) & ((1L << UNITS_LIMIT_BITS) - 1);
+        return units & ((1L << UNITS_LIMIT_BITS) - 1);
     }
 
-    /** @return the window of the side record's units. */
-    public static long conversionWindowMs(final Entry entry)
+    /** @return the window of side record units {@code units}. */
+    public static long unitsWindowMs(final long units)
     {
-        return conversionUnits(entry) >>> UNITS_LIMIT_BITS;
+        return units >>> UNITS_LIMIT_BITS;
+    }
+
+    /**
+     * A frozen word's side record, as a check that finds the word frozen puts it back before converting.
+     *
+     * @param limit    the limit of the units the word is in.
+     * @param windowMs their window.
+     * @param tat      the word.
+     */
+    public record Recorded(long limit, long windowMs, long tat)
+    {
+    }
+
+    /**
+     * Reads the side record without the lock, for a reader that found the word frozen (a probe, the read-only
+     * reader): volatile loads, then the word and the units version again. A conversion that ran on meanwhile
+     * and began the next one rewrites the record while the word reads frozen again, but only after it stored the
+     * converted word and a newer version, so the record is whole when the version is unchanged and the word is
+     * still frozen.
+     *
+     * @param entry   the entry.
+     * @param version the entry's units version, loaded after the frozen word and before this call.
+     * @return the record, or null when the word is not frozen or a conversion moved on under the read.
+     */
+    public static Recorded recordedVolatile(final Entry entry, final int version)
+    {
+        final long units = entry.value.getLongVolatile(CONVERSION_UNITS_OFFSET);
+        final long tat = entry.value.getLongVolatile(CONVERSION_TAT_OFFSET);
+        return isFrozenVolatile(entry) && entry.unitsVersionVolatile() == version ?
+            new Recorded(unitsLimit(units), unitsWindowMs(units), tat) : null;
     }
 
     /** Stores the conversion side record's frozen TAT word, plain; under the update lock. */
