@@ -281,7 +281,9 @@ public final class FloodgateReader implements AutoCloseable
         try
         {
             requireWhole();
-            scan.forEach((key, value) -> TableEntry.decode(key, value, shards), entries::add);
+            // an entry still in place that decode could not read whole is counted, as a torn one is
+            scan.forEach((key, value) -> TableEntry.decode(key, value, shards),
+                entry -> entry == TableEntry.UNREADABLE ? scan.skip() : entries.add(entry));
         }
         catch (final InternalError ex)
         {

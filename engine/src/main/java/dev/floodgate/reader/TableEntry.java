@@ -24,7 +24,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * @param unitsVersion     the policy version a bucket's units belong to.
  * @param createdNanos     creation, monotonic ns.
  * @param touchedNanos     last refusal (or creation), monotonic ns.
- * @param stateWord        a bucket's TAT word; a lease's balance (tokens leased, not yet spent); 0 for other kinds.
+ * @param stateWord        a bucket's TAT word (while a conversion holds it frozen, the word its side record
+ *                         keeps, and {@code limit} and {@code windowMs} that record's units: what the next check
+ *                         puts back before it converts); a lease's balance (tokens leased, not yet spent); 0 for
+ *                         other kinds.
  * @param shardWords       a window's shard words, or a blocked counter's stripes; empty for buckets.
  * @param shardNewest      a window's shards' newest window numbers, each read after its word (the word's
  *                         window number reads against it); empty for other kinds.
@@ -75,12 +78,18 @@ public record TableEntry(
         return sum;
     }
 
+    /** What {@link #decode} returns for an entry it cannot read: counted, never listed. */
+    static final TableEntry UNREADABLE = new TableEntry(EntryKind.BUCKET, Action.values()[0], "", 0, 0, false, 0, 0,
+        0, 0, 0, 0, new long[0], new long[0], 0);
+
+    private static final int BUCKET_READS = 3;
+
     /**
      * @param key    an entry's key.
      * @param value  its value in the file.
      * @param shards the file's shard count.
-     * @return the entry copied, or null for the file's own record and for a value torn or damaged (a kind,
-     * action or length no entry has).
+     * @return the entry copied; null for the file's own record and for a value torn or damaged (a kind, action
+     * or length no entry has); {@link #UNREADABLE} for a bucket converted again and again under the read.
      */
     static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards)
     {
@@ -96,9 +105,50 @@ public record TableEntry(
         {
             return null;
         }
+        return code == Entry.KIND_BUCKET ? bucket(entry, ordinal) : other(entry, code, ordinal, shards);
+    }
+
+    /**
+     * A bucket's word and the units it is in, read as the lock-free lookup reads them ({@code EntryFinder}):
+     * the word before the units, both between two equal loads of the generation. A conversion publishes a new
+     * generation before it writes units, and writes them before the converted word, so a word read unfrozen is
+     * in the units read after it; a frozen word is replaced by the side record (stored before the freeze; see
+     * {@link BucketWords#recordedVolatile}).
+     */
+    private static TableEntry bucket(final Entry entry, final int ordinal)
+    {
+        for (int read = 0; read < BUCKET_READS; read++)
+        {
+            final long generation = entry.generationVolatile();
+            long tat = BucketWords.tatVolatile(entry);
+            long limit = entry.limitVolatile();
+            long windowMs = entry.windowMsVolatile();
+            final int version = entry.unitsVersionVolatile();
+            final BucketWords.Recorded recorded = tat != BucketWords.FROZEN_TAT || generation == Entry.TOMBSTONE ?
+                null : BucketWords.recordedVolatile(entry, version);
+            if (recorded != null)
+            {
+                tat = recorded.tat();
+                limit = recorded.limit();
+                windowMs = recorded.windowMs();
+            }
+            if ((tat != BucketWords.FROZEN_TAT || generation == Entry.TOMBSTONE) &&
+                entry.generationVolatile() == generation)
+            {
+                return new TableEntry(EntryKind.BUCKET, Action.fromOrdinal(ordinal), entry.label(),
+                    entry.identifierLength(), generation, generation == Entry.TOMBSTONE, limit, windowMs,
+                    version & 0xFFFF_FFFFL, entry.createdNanos(), entry.touchedVolatile(), tat, new long[0],
+                    new long[0], 0);
+            }
+        }
+        return UNREADABLE;
+    }
+
+    private static TableEntry other(final Entry entry, final byte code, final int ordinal, final int shards)
+    {
         final long generation = entry.generationVolatile();
         final boolean lease = code == Entry.KIND_LEASE;
-        final long[] words = new long[code == Entry.KIND_BUCKET || lease ? 0 : shards];
+        final long[] words = new long[lease ? 0 : shards];
         final long[] newest = new long[code == Entry.KIND_WINDOW ? shards : 0];
         for (int shard = 0; shard < words.length; shard++)
         {
@@ -112,7 +162,7 @@ public record TableEntry(
             entry.label(), entry.identifierLength(), generation, generation == Entry.TOMBSTONE,
             entry.limitVolatile(), entry.windowMsVolatile(), entry.unitsVersionVolatile() & 0xFFFF_FFFFL,
             entry.createdNanos(), entry.touchedVolatile(),
-            code == Entry.KIND_BUCKET ? BucketWords.tatVolatile(entry) : lease ? LeaseWords.balanceVolatile(entry) : 0,
+            lease ? LeaseWords.balanceVolatile(entry) : 0,
             words, newest, lease ? LeaseWords.sequenceVolatile(entry) : 0);
     }
 }

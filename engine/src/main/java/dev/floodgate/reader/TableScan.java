@@ -53,6 +53,13 @@ final class TableScan
         return skipped;
     }
 
+    /** Counts an entry the sink found unreadable (decoded, still in place, not whole): skipped. @return true. */
+    boolean skip()
+    {
+        skipped++;
+        return true;
+    }
+
     /**
      * @param decoder decodes each entry.
      * @param sink    receives each entry decoded and still in place.

@@ -38,4 +38,12 @@ public final class KilledConversion
                 new TokenBucket(limit, windowMs), found.version() + 1, nowNanos, steps);
         }
     }
+
+    /** Runs a whole conversion of {@code entry}, as a check that finds its units behind {@code version} does. */
+    public static void convert(final Entry entry, final java.util.function.LongSupplier generations, final long limit,
+        final long windowMs, final long version, final long nowNanos)
+    {
+        BucketConversion.run(entry, generations, limit, windowMs, new TokenBucket(limit, windowMs), version, nowNanos,
+            BucketConversion.STEPS);
+    }
 }
