@@ -281,7 +281,8 @@ public final class FloodgateReader implements AutoCloseable
         try
         {
             requireWhole();
-            // an entry still in place that decode could not read whole is counted, as a torn one is
+            // an entry still in place that decode could not read (damaged, or converted under every read) is
+            // counted, as a torn one is, not dropped unsaid (found by review)
             scan.forEach((key, value) -> TableEntry.decode(key, value, shards),
                 entry -> entry == TableEntry.UNREADABLE ? scan.skip() : entries.add(entry));
         }

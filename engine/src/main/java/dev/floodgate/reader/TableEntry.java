@@ -88,22 +88,26 @@ public record TableEntry(
      * @param key    an entry's key.
      * @param value  its value in the file.
      * @param shards the file's shard count.
-     * @return the entry copied; null for the file's own record and for a value torn or damaged (a kind, action
-     * or length no entry has); {@link #UNREADABLE} for a bucket converted again and again under the read.
+     * @return the entry copied; null for the file's own record (the all-zero key); {@link #UNREADABLE} for a
+     * value damaged (a kind, action or length no entry has) or a bucket converted again and again under the read.
      */
     static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards)
     {
         final byte code = key[KeyHasher.KIND_INDEX];
         final Entry entry = new Entry(value);
+        if (code == 0 && java.util.Arrays.equals(key, new byte[key.length]))
+        {
+            return null;
+        }
         if (code < Entry.KIND_BUCKET || code > Entry.KIND_LEASE ||
             !EntryLayout.isValueLength(code, shards, entry.length()) || entry.kind() != code)
         {
-            return null;
+            return UNREADABLE;
         }
         final int ordinal = entry.actionOrdinal();
         if (ordinal < 0 || ordinal >= Action.values().length)
         {
-            return null;
+            return UNREADABLE;
         }
         return code == Entry.KIND_BUCKET ? bucket(entry, ordinal) : other(entry, code, ordinal, shards);
     }

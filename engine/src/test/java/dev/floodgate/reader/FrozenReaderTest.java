@@ -5,6 +5,9 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.ManualTicker;
 import dev.floodgate.door.KilledConversion;
+import dev.floodgate.store.EntryBytes;
+import dev.floodgate.store.QuotaTable;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,12 +16,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * What the read-only reader shows of a bucket a killed conversion left: what the next check will find (found by
- * review: it read the frozen sentinel as a word, and showed 20 of 20 tokens, or 0 and full, where the bucket held 14).
+ * review: it read the frozen sentinel as a word, and showed 20 of 20 tokens, or 0 and full, where the bucket held 14);
+ * and that it counts an entry whose kind or action byte is out of range as unreadable, where it dropped it unsaid.
  */
 @Timeout(60)
 class FrozenReaderTest
@@ -77,6 +83,40 @@ class FrozenReaderTest
                 assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH), "token " + i);
             }
             assertEquals(0, gate.probe("10.0.0.1", Action.AUTH).remaining(), "the checks found what it showed");
+        }
+    }
+
+    @Test
+    void shouldCountAnEntryWithAKindOrActionOutOfRangeAsUnreadable()
+    {
+        final Path file = dir.resolve("damaged.map");
+        try (Floodgate gate = Floodgate.open(config(file, 10)))
+        {
+            gate.checkLimit("kind", Action.AUTH);
+            gate.checkLimit("action", Action.AUTH);
+            gate.checkLimit("fine", Action.AUTH);
+        }
+        try (QuotaTable table = QuotaTable.open(file, 1, 1, false, ticker.nanos()))
+        {
+            final BiConsumer<String, dev.floodgate.store.Entry> damage = (label, entry) ->
+            {
+                if (label.equals("kind"))
+                {
+                    EntryBytes.putKind(entry, (byte)9);
+                }
+                else if (label.equals("action"))
+                {
+                    EntryBytes.putAction(entry, (byte)120);
+                }
+            };
+            table.scans().forEachEntryInPlace((key, entry) -> damage.accept(entry.label(), entry));
+        }
+        try (FloodgateReader reader = FloodgateReader.open(file))
+        {
+            final List<TableEntry> entries = reader.entries();
+            assertEquals(1, entries.size(), entries::toString);
+            assertNull(find(entries, "kind"));
+            assertEquals(2, reader.unreadableEntries(), "the two damaged entries, counted");
         }
     }
 }

@@ -14,4 +14,16 @@ public final class EntryBytes
     {
         value.putByte(EntryLayout.KIND_OFFSET, kind);
     }
+
+    /** Writes the kind byte of an entry in place: a damaged entry, for a reader to skip. */
+    public static void putKind(final Entry entry, final byte kind)
+    {
+        entry.value.putByte(EntryLayout.KIND_OFFSET, kind);
+    }
+
+    /** Writes the action byte of an entry in place: a damaged entry, for a reader to skip. */
+    public static void putAction(final Entry entry, final byte action)
+    {
+        entry.value.putByte(EntryLayout.ACTION_OFFSET, action);
+    }
 }
