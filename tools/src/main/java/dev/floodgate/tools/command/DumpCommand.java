@@ -73,6 +73,11 @@ public final class DumpCommand implements Callable<Integer>
             else
             {
                 print(out, shown, state);
+                if (reader.unreadableEntries() > 0)
+                {
+                    // said, not dropped unsaid: a damaged entry, or one a writer moved under the walk
+                    out.println(reader.unreadableEntries() + " more unreadable (being written or damaged): not shown");
+                }
             }
         }
         out.flush();
