@@ -52,16 +52,13 @@ public final class BucketWords
         entry.value.putLongVolatile(STATE_OFFSET, tat);
     }
 
-    /**
-     * @return the conversion side record's frozen TAT word: under the update lock, or without it once the word
-     * read frozen (volatile), since the record is stored before the freeze.
-     */
+    /** @return the conversion side record's frozen TAT word; under the update lock (else {@link #recordedVolatile}). */
     public static long conversionTat(final Entry entry)
     {
         return entry.value.getLong(CONVERSION_TAT_OFFSET);
     }
 
-    /** @return the conversion side record's units, {@code window ms << 34 | limit}; as {@link #conversionTat}. */
+    /** @return the conversion side record's units, {@code window ms << 34 | limit}; under the update lock. */
     public static long conversionUnits(final Entry entry)
     {
         return entry.value.getLong(CONVERSION_UNITS_OFFSET);
@@ -98,7 +95,8 @@ public final class BucketWords
      * still frozen.
      *
      * @param entry   the entry.
-     * @param version the entry's units version, loaded after the frozen word and before this call.
+     * @param version the entry's units version, loaded before this call (with the entry's units, or after the
+     *                frozen word): the record is whole when no conversion recorded a version since.
      * @return the record, or null when the word is not frozen or a conversion moved on under the read.
      */
     public static Recorded recordedVolatile(final Entry entry, final int version)

@@ -82,7 +82,8 @@ class ReaderConversionRaceTest
             while (System.nanoTime() < deadline && samples.size() < 100_000)
             {
                 final TableEntry e = TableEntry.decode(key, value, 1);
-                if (e != TableEntry.UNREADABLE && !unitsOfWord.getOrDefault(e.stateWord(), Set.of()).contains(e.limit()))
+                if (e != TableEntry.UNREADABLE &&
+                    !unitsOfWord.getOrDefault(e.stateWord(), Set.of()).contains(e.limit()))
                 {
                     samples.add(e); // the word not yet recorded (converted under the read): judged afterwards
                 }
