@@ -67,7 +67,7 @@ class ClusterGiveBackTest
                 second.close();
             }
             final String record = nodeRecord(redis, "alice");
-            assertTrue(record.matches("\\d+ R 3 3 0"), "the last JVM gave back the 3 unspent: " + record);
+            assertTrue(record.matches("\\d+ R 3 3 0 \\d+"), "the last JVM gave back the 3 unspent: " + record);
             // the bucket holds what the node did not spend: 10 - 3, and at most a token of refill since
             final long left = leaseAll(redis, "alice");
             assertTrue(left >= LIMIT - 3 && left <= LIMIT - 2, "the bucket after the give-back: " + left);
@@ -97,7 +97,7 @@ class ClusterGiveBackTest
                 second.close(); // the node's last: it never saw bob, but bob's entry label names him
             }
             final String record = nodeRecord(redis, "bob");
-            assertTrue(record.matches("\\d+ R 5 5 0"), "the last JVM gave back bob's 5 unspent: " + record);
+            assertTrue(record.matches("\\d+ R 5 5 0 \\d+"), "the last JVM gave back bob's 5 unspent: " + record);
             assertEquals('L', lastOp(redis, longName),
                 "an identifier longer than the label cannot be named to Redis: its balance stays in the file");
         }
@@ -132,7 +132,7 @@ class ClusterGiveBackTest
             {
                 admit(again, null, "bob", 1); // the file, its registry and the lease are usable after that close
             }
-            assertTrue(nodeRecord(redis, "bob").matches("\\d+ R 4 4 0"), "a later last close gives it back: " +
+            assertTrue(nodeRecord(redis, "bob").matches("\\d+ R 4 4 0 \\d+"), "a later last close gives it back: " +
                 nodeRecord(redis, "bob"));
         }
     }
@@ -157,7 +157,7 @@ class ClusterGiveBackTest
                 ticker.advanceMs(WINDOW_MS);
                 gate.cleanup();
                 final String record = nodeRecord(redis, "bob");
-                assertTrue(record.matches("\\d+ R 4 4 0"), "a window without a spend: given back: " + record);
+                assertTrue(record.matches("\\d+ R 4 4 0 \\d+"), "a window without a spend: given back: " + record);
                 ticker.advanceMs(WINDOW_MS);
                 gate.cleanup();
                 assertEquals(record, nodeRecord(redis, "bob"), "given back once");
@@ -165,7 +165,7 @@ class ClusterGiveBackTest
                 assertEquals('L', lastOp(redis, "bob"), "leased again");
             }
             // the close gave back the last lease's 5, and nothing twice: 3 spent of 10
-            assertTrue(nodeRecord(redis, "bob").matches("\\d+ R 5 5 0"), nodeRecord(redis, "bob"));
+            assertTrue(nodeRecord(redis, "bob").matches("\\d+ R 5 5 0 \\d+"), nodeRecord(redis, "bob"));
             final long left = leaseAll(redis, "bob");
             assertTrue(left >= LIMIT - 3 && left <= LIMIT - 2, "the bucket after both give-backs: " + left);
         }
@@ -239,7 +239,7 @@ class ClusterGiveBackTest
         assertEquals(Floodgate.ADMITTED, result, identifier);
     }
 
-    /** @return the node's last request to the bucket of (PUBLISH, identifier): "seq op amount tokens wait". */
+    /** @return the node's last request to the bucket of (PUBLISH, identifier): "seq op amount tokens wait time". */
     private static String nodeRecord(final LocalRedis redis, final String identifier)
     {
         final Map<String, String> all = redis.commands().hgetall(LeaseKey.of(Action.PUBLISH, identifier).toString());

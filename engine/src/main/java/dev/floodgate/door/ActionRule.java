@@ -21,11 +21,14 @@ public final class ActionRule
     private final long knownFromMs;
     /**
      * Whether this process recorded that it counts in the current regime ({@link RegimeEntry}); true from the start
-     * for a regime no publish can replace as pending (the first block's, or one switched off). A plain field: a
-     * thread that reads it late enters again, which changes nothing.
+     * for a regime no publish can replace as pending (the first block's, or one switched off). Volatile (a plain
+     * load on x86): a thread that reads another's {@code true} must also see the policy generation that thread
+     * saw when it entered, or its claim could validate against a generation a publish had already replaced (found
+     * by review; possible on weaker memory models). A thread that reads it late enters again, which changes
+     * nothing.
      */
-    boolean entered;
-    /** When this process last failed to take the policy guard to enter (ticker ns, 0: never). */
+    volatile boolean entered;
+    /** When a thread of this process last failed to take the policy guard to enter (ticker ns, 0: never). */
     long enterFailedAt;
     WindowCursor cursor = new WindowCursor(0, 0, 0, null);
 

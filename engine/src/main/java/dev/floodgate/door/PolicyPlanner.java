@@ -25,7 +25,12 @@ import dev.floodgate.store.PolicyRegion;
  * records a regime's base in the file ({@code PolicyRegion.enterUnderGuard}) under the policy guard before its
  * process first counts in that regime, and the publisher reads it under the same guard: either the check entered
  * first and the publisher sees it, or the publish came first and the check's claim fails its validation (the
- * generation moved) and is given back. Exact whatever the clocks and pauses.
+ * generation moved) and is given back. Exact whatever the pauses, and whatever the clocks as long as no check's
+ * clock is ahead of the publisher's by a whole window of C: the publisher, when it sees C entered, starts the new
+ * regime at the end of C's window containing its own clock (or E0), and the word does not say how far into C the
+ * checks went. On one host the checks' coarse clocks lag the ticker the publisher reads, and every check that
+ * entered did so before the publisher took the guard and read it, so that bound always holds; the tests' independent
+ * per-instance clocks can break it (a review's test with 1 ms windows, a checker two windows ahead).
  * Every new regime's base is the last number the regime it follows could use at the new epoch plus
  * {@link #NUMBER_JUMP} (a replaced pending regime's base plus the jump), so regimes own disjoint window
  * numbers: no window number is ever claimed under two regimes' caps, even when a publisher is descheduled
@@ -79,7 +84,8 @@ public final class PolicyPlanner
         {
             // the pending regime never came into force: replace it, numbered past anything it could have used
             return new PolicyRegion.Block(limit, windowMs, shadow, generation, old.epochMs(),
-                old.base() + NUMBER_JUMP, old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(), old.prevBase());
+                base(old.base() + NUMBER_JUMP, old.epochMs()), old.prevLimit(), old.prevWindowMs(), old.prevEpochMs(),
+                old.prevBase());
         }
         final WindowRegime inForce = new WindowRegime(old.limit(), old.windowMs(), old.epochMs(), old.base(), 1);
         // a regime a check entered is in force from its epoch on, whatever this clock reads
@@ -87,7 +93,17 @@ public final class PolicyPlanner
         final long number = inForce.number(at);
         // switched off, nothing was counted: the new regime can start now; else at the end of this window
         final long epoch = old.limit() == 0 ? at : inForce.startMs(number) + inForce.windowMs();
-        return new PolicyRegion.Block(limit, windowMs, shadow, generation, epoch, number + NUMBER_JUMP,
+        return new PolicyRegion.Block(limit, windowMs, shadow, generation, epoch, base(number + NUMBER_JUMP, epoch),
             old.limit(), old.windowMs(), old.epochMs(), old.base());
+    }
+
+    /**
+     * Base 0 at epoch 0 marks the first block's regime, which numbers all time and needs no entry
+     * ({@link ActionRule}); a later regime landing there by chance (negative monotonic clocks) moves up one number,
+     * which the jump leaves room for. Found by review: such a regime was never recorded as entered.
+     */
+    private static long base(final long base, final long epochMs)
+    {
+        return base == 0 && epochMs == 0 ? 1 : base;
     }
 }
