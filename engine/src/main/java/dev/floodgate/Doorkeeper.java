@@ -148,11 +148,27 @@ final class Doorkeeper
         return new FloodgateQuota(this, new HeldQuota(identifier, action));
     }
 
-    /** @return the attachment, for an operator's call; once closed, throws {@link IllegalStateException}. */
-    Attachment attached()
+    /**
+     * Runs an operator's call (stats, reset, cleanup, a publish...) on the attachment, keeping this doorkeeper, and
+     * so the file's mapping, reachable to its end as every check does. Compiled frames stop referencing it once
+     * they have loaded what they read through: {@code stats()} reads the file holding only the table, so a
+     * {@link Floodgate} closed and dropped by another thread meanwhile would let the cleaner unmap the file under
+     * it. (Calls that reach the doors or the janitor hold the doorkeeper through the background agent anyway.)
+     *
+     * @param call the call; once closed, {@link IllegalStateException} is thrown instead.
+     * @return what the call returns.
+     */
+    <T> T operate(final java.util.function.Function<Attachment, T> call)
     {
-        ensureOpen();
-        return attachment;
+        try
+        {
+            ensureOpen();
+            return call.apply(attachment);
+        }
+        finally
+        {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** For {@link Floodgate#close}: every call from now on throws; the first close detaches. */

@@ -215,7 +215,7 @@ public final class Floodgate implements AutoCloseable
     /** @return the policy every JVM mapping the file enforces now. */
     public FloodgatePolicy policy()
     {
-        return PolicyPublisher.toPolicy(keeper.attached().doors().policy());
+        return keeper.operate(attachment -> PolicyPublisher.toPolicy(attachment.doors().policy()));
     }
 
     /**
@@ -228,10 +228,12 @@ public final class Floodgate implements AutoCloseable
      */
     public FloodgatePolicy reconfigure(final FloodgateConfig newConfig)
     {
-        final Attachment attachment = keeper.attached();
-        Objects.requireNonNull(newConfig, "newConfig");
-        PolicyPublisher.publish(attachment.table(), newConfig, config.ticker(), false);
-        return policy();
+        return keeper.operate(attachment ->
+        {
+            Objects.requireNonNull(newConfig, "newConfig");
+            PolicyPublisher.publish(attachment.table(), newConfig, config.ticker(), false);
+            return policy();
+        });
     }
 
     /**
@@ -255,9 +257,11 @@ public final class Floodgate implements AutoCloseable
      */
     public List<String> resetEntries(final CharSequence identifier, final Action action)
     {
-        final Attachment attachment = keeper.attached();
-        Arguments.requireKey(identifier, action);
-        return TableAdmin.reset(attachment.table(), config.ticker(), identifier, action);
+        return keeper.operate(attachment ->
+        {
+            Arguments.requireKey(identifier, action);
+            return TableAdmin.reset(attachment.table(), config.ticker(), identifier, action);
+        });
     }
 
     /**
@@ -267,9 +271,11 @@ public final class Floodgate implements AutoCloseable
      */
     public long blockedCount(final CharSequence identifier, final Action action)
     {
-        final Attachment attachment = keeper.attached();
-        Arguments.requireKey(identifier, action);
-        return TableAdmin.blockedCount(attachment.table(), identifier, action);
+        return keeper.operate(attachment ->
+        {
+            Arguments.requireKey(identifier, action);
+            return TableAdmin.blockedCount(attachment.table(), identifier, action);
+        });
     }
 
     /**
@@ -279,9 +285,11 @@ public final class Floodgate implements AutoCloseable
      */
     public List<BlockedEntry> topBlocked(final Action action, final int n)
     {
-        final Attachment attachment = keeper.attached();
-        Arguments.requireTop(action, n);
-        return TableAdmin.topBlocked(attachment.table().file(), action, n);
+        return keeper.operate(attachment ->
+        {
+            Arguments.requireTop(action, n);
+            return TableAdmin.topBlocked(attachment.table().file(), action, n);
+        });
     }
 
     /**
@@ -290,9 +298,11 @@ public final class Floodgate implements AutoCloseable
      */
     public Stats stats()
     {
-        final Attachment attachment = keeper.attached();
-        final Map<Action, Stats.Checks> checks = attachment.checks(); // flushes this process's cluster counts too
-        return TableAdmin.stats(attachment.table(), checks, ClusterFigures.connection(attachment.cluster()));
+        return keeper.operate(attachment ->
+        {
+            final Map<Action, Stats.Checks> checks = attachment.checks(); // flushes this process's cluster counts too
+            return TableAdmin.stats(attachment.table(), checks, ClusterFigures.connection(attachment.cluster()));
+        });
     }
 
     /**
@@ -304,7 +314,7 @@ public final class Floodgate implements AutoCloseable
      */
     public Map<Action, Stats.Checks> checks()
     {
-        return keeper.attached().checks();
+        return keeper.operate(Attachment::checks);
     }
 
     /**
@@ -315,7 +325,7 @@ public final class Floodgate implements AutoCloseable
      */
     public Map<Action, Stats.Checks> processChecks()
     {
-        return keeper.attached().processChecks();
+        return keeper.operate(Attachment::processChecks);
     }
 
     /**
@@ -328,7 +338,7 @@ public final class Floodgate implements AutoCloseable
      */
     public ClusterStats.Process processCluster()
     {
-        return ClusterFigures.process(keeper.attached().cluster());
+        return keeper.operate(attachment -> ClusterFigures.process(attachment.cluster()));
     }
 
     /**
@@ -339,7 +349,7 @@ public final class Floodgate implements AutoCloseable
      */
     public int cleanup()
     {
-        return keeper.attached().cleanup();
+        return keeper.operate(Attachment::cleanup);
     }
 
     /**
@@ -361,7 +371,7 @@ public final class Floodgate implements AutoCloseable
     /** @return the shard count fixed in the file. */
     public int shards()
     {
-        return keeper.attached().table().shards();
+        return keeper.operate(attachment -> attachment.table().shards());
     }
 
     /**
