@@ -36,6 +36,10 @@ final class BucketGiveBack
     static long claimStart(final TokenBucket bucket, final Entry entry, final Ticker clock, final long cost,
         final long generation)
     {
+        if (cost > bucket.limit)
+        {
+            return NOT_CLAIMED; // refusal answers NEVER
+        }
         final long increment = cost * bucket.interval;
         final long threshold = bucket.span - increment;
         while (true)
@@ -71,6 +75,10 @@ final class BucketGiveBack
         if (!entry.isCurrentAcquire(generation) || tat == TokenBucket.FROZEN)
         {
             return TokenBucket.STALE;
+        }
+        if (cost > bucket.limit)
+        {
+            return CheckResult.NEVER; // the entry's units are newer than the caller's rule, and smaller
         }
         final long threshold = bucket.span - cost * bucket.interval;
         final long debt = bucket.debt(tat, clock.nanos() * bucket.scale);

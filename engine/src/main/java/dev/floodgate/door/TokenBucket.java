@@ -34,6 +34,8 @@ public final class TokenBucket
     /** Largest limit: a conversion's side record packs it beside the window into one word ({@code BucketConversion}). */
     public static final long MAX_LIMIT = (1L << 34) - 1;
 
+    /** Tokens per window: the most one claim can take (a larger cost would overflow {@code cost * interval}). */
+    final long limit;
     final long scale;
     final long interval;
     final long span;
@@ -47,6 +49,7 @@ public final class TokenBucket
     {
         final long windowNs = windowMs * NANOS_PER_MS;
         final long gcd = gcd(limit, windowNs);
+        this.limit = limit;
         this.scale = limit / gcd;
         this.interval = windowNs / gcd;
         this.span = Math.multiplyExact(windowNs, scale);
@@ -98,8 +101,9 @@ public final class TokenBucket
      * @param clock        monotonic time.
      * @param cost         tokens, 1 to limit.
      * @param generation   the generation the caller's units belong to.
-     * @return {@link CheckResult#ADMITTED}, the milliseconds until {@code cost} tokens are available, or
-     * {@link #STALE} when the generation changed (resolve again).
+     * @return {@link CheckResult#ADMITTED}, the milliseconds until {@code cost} tokens are available,
+     * {@link CheckResult#NEVER} when {@code cost} exceeds these units' limit (a caller's rule a moment older than
+     * the entry's units), or {@link #STALE} when the generation changed (resolve again).
      */
     public long tryAcquire(final Entry entry, final dev.floodgate.Ticker clock, final long cost,
         final long generation)
@@ -112,6 +116,10 @@ public final class TokenBucket
             if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
             {
                 return STALE;
+            }
+            if (cost > limit)
+            {
+                return CheckResult.NEVER; // cost * interval overflowed, and no wait makes it fit
             }
             final long now = clock.nanos() * scale;
             final long debt = debt(tat, now);
