@@ -221,20 +221,30 @@ public final class ClusterGate implements AutoCloseable
         {
             return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
         }
-        final CompletableFuture<Void> own =
-            fetcher.fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), now);
         final long deadline = now + CHECK_WAIT_NANOS;
-        if (own != null)
+        for (int round = 0; round < 2; round++)
         {
-            fetcher.awaitUntil(own, deadline);
-        }
-        else
-        {
-            // another thread of the node fetches: wait for it, as long as this check may wait
+            final CompletableFuture<Void> own =
+                fetcher.fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), ticker.nanos());
+            if (own != null)
+            {
+                fetcher.awaitUntil(own, deadline);
+                break;
+            }
+            // another thread of the node holds the refill word: wait for it, as long as this check may wait
             while (LeaseWords.refillVolatile(entry) != 0 && LeaseWords.balanceVolatile(entry) < cost &&
                 ticker.nanos() - deadline < 0)
             {
                 LockSupport.parkNanos(WAIT_STEP_NANOS);
+            }
+            // The word came free and the balance is still short: it was held by a give-back, which never brings
+            // tokens (found by review: such a check was refused while the bucket held 9 of 10), or by a fetch that
+            // came back short (then the drained mark answers) or unavailable: ask once more, within the same wait.
+            if (LeaseWords.balanceVolatile(entry) >= cost || LeaseWords.refillVolatile(entry) != 0 ||
+                ticker.nanos() - deadline >= 0 || fetcher.isDown(a, ticker.nanos()) ||
+                LeaseRefill.emptyForMs(entry, ticker.nanos() / 1_000_000L) > 0)
+            {
+                break;
             }
         }
         final long left = LeaseBalance.spend(entry, slot.generation, cost, leaseSize[a]);

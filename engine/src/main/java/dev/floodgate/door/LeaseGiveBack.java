@@ -6,6 +6,7 @@ import dev.floodgate.store.Entry;
 import dev.floodgate.store.LeaseWords;
 
 import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,19 +29,22 @@ import java.util.concurrent.TimeUnit;
  * server: the tokens go back into the balance.
  *
  * <p><b>Which leases</b>: those this JVM refilled, remembered at each refill (off the warm path, which allocates
- * nothing). The table's keys are hashes, so only a JVM that saw a lease's identifier can name its bucket to Redis;
+ * nothing) until the janitor reclaims their entry. The table's keys are hashes, so only a JVM that saw a lease's identifier can name its bucket to Redis;
  * at the node's last close, {@link NamedLeases} also names those whose identifier the entry's label holds whole,
  * so leases only a closed sibling knew are given back too when their identifiers fit the label; a longer one's
  * balance stays in the file for the node's next JVM (under-admission until then, bounded by the balance).
  *
- * <p><b>Bounded</b>: each refund waits at most twice the source's bound; a pass stops starting give-backs after
- * {@link #PASS_BUDGET_NANOS} and at the first refund that finds Redis unavailable, so a down Redis costs a pass at
- * most one bound. Passes are serialised on this object. Thread-safe.
+ * <p><b>Bounded</b>: each refund of an idle pass waits at most the source's bound and 50 ms, of a close 100 ms (a
+ * refund slower than that at close counts as unavailable: its tokens are lost to the bound); a pass stops starting
+ * give-backs after {@link #PASS_BUDGET_NANOS} and at the first refund that finds Redis unavailable, so a down Redis
+ * costs a pass at most one bound. Passes are serialised on this object. Thread-safe.
  */
 public final class LeaseGiveBack
 {
     /** A pass (and so a close) starts no give-back after this long: 1 s, hundreds of refunds on a LAN. */
     static final long PASS_BUDGET_NANOS = 1_000_000_000L;
+    /** A close waits this long for each refund: a close must not take a stalled Redis's bound per lease. */
+    static final long CLOSE_REFUND_WAIT_NANOS = 2 * ClusterGate.CHECK_WAIT_NANOS;
     /** Idle passes run at least this often... */
     static final long MIN_PERIOD_MS = 100;
     /** ...and at most this rarely. */
@@ -69,6 +73,7 @@ public final class LeaseGiveBack
         final QuotaSlot slot;
         long balance = -1;
         long touched;
+        long refill;
         long sinceNanos;
 
         Watch(final Action action, final QuotaSlot slot)
@@ -118,8 +123,14 @@ public final class LeaseGiveBack
     }
 
     /**
-     * Gives back each known lease whose balance and refill time no JVM of the node changed for one cluster window
-     * (as seen by this pass and the earlier ones), and forgets leases reclaimed or idle and empty.
+     * Gives back each known lease whose balance, refill time and refill word no JVM of the node changed for one
+     * cluster window (as seen by this pass and the earlier ones), and forgets leases reclaimed.
+     *
+     * <p>A lease stays known after it is given back, or while idle and empty, until the janitor reclaims its entry
+     * (a day without a refill): a sibling may lease it again and this JVM spend from it on the warm path, which
+     * remembers nothing, and such a lease was never given back again once forgotten (found by review). A refill
+     * word that stays the same for a window is no fetch in flight (a fetch ends within the source's bound) but one a
+     * killed fetcher left: the give-back takes it over as a fetch would, where it used to wait for it for good.
      *
      * @return the leases given back.
      */
@@ -127,38 +138,37 @@ public final class LeaseGiveBack
     {
         final long start = ticker.nanos();
         int given = 0;
-        for (final Iterator<Watch> it = known.values().iterator(); it.hasNext(); )
+        for (final Iterator<Map.Entry<Ref, Watch>> it = known.entrySet().iterator(); it.hasNext(); )
         {
-            final Watch watch = it.next();
+            final Map.Entry<Ref, Watch> item = it.next();
+            final Watch watch = item.getValue();
             final Entry entry = watch.slot.entry;
             final long balance = LeaseWords.balanceVolatile(entry);
             final long touched = entry.touchedVolatile();
+            final long refill = LeaseWords.refillVolatile(entry);
             if (!watch.slot.isCurrent())
             {
-                it.remove(); // reclaimed by the janitor: nothing of it to give back
+                // reclaimed by the janitor: nothing of it to give back (unless remember() replaced it meanwhile)
+                known.remove(item.getKey(), watch);
                 continue;
             }
-            if (balance != watch.balance || touched != watch.touched || LeaseWords.refillVolatile(entry) != 0)
+            if (balance != watch.balance || touched != watch.touched || refill != watch.refill)
             {
                 watch.balance = balance;
                 watch.touched = touched;
+                watch.refill = refill;
                 watch.sinceNanos = start;
                 continue;
             }
-            if (start - watch.sinceNanos < windowsNanos[watch.action.ordinal()])
+            if (start - watch.sinceNanos < windowsNanos[watch.action.ordinal()] || balance == 0)
             {
-                continue;
-            }
-            if (balance == 0)
-            {
-                it.remove(); // idle and empty: its next refill remembers it again
                 continue;
             }
             if (ticker.nanos() - start >= PASS_BUDGET_NANOS)
             {
                 break;
             }
-            final int outcome = giveBack(watch);
+            final int outcome = giveBack(watch, idleRefundWaitNanos());
             if (outcome == DOWN)
             {
                 break;
@@ -166,7 +176,6 @@ public final class LeaseGiveBack
             if (outcome == GIVEN)
             {
                 given++;
-                it.remove();
             }
         }
         return given;
@@ -206,7 +215,7 @@ public final class LeaseGiveBack
             {
                 continue;
             }
-            final int outcome = giveBack(watch);
+            final int outcome = giveBack(watch, CLOSE_REFUND_WAIT_NANOS);
             if (outcome == DOWN)
             {
                 return false;
@@ -233,8 +242,23 @@ public final class LeaseGiveBack
         return any;
     }
 
-    /** One give-back, as the class says. @return {@link #GIVEN}, {@link #SKIPPED} or {@link #DOWN}. */
-    private int giveBack(final Watch watch)
+    /**
+     * An idle pass, on the janitor thread, waits for a refund as long as the source may take (1 s for Redis, for
+     * loaded hosts) and 50 ms for a broken one: at 100 ms, as it once did, a refund answered in 150 ms was taken for
+     * Redis unavailable and ended the pass (found by review).
+     */
+    private long idleRefundWaitNanos()
+    {
+        return TimeUnit.MILLISECONDS.toNanos(source.timeoutMs()) + ClusterGate.CHECK_WAIT_NANOS;
+    }
+
+    /**
+     * One give-back, as the class says.
+     *
+     * @param waitNanos how long to wait for the refund's answer; none by then counts as unavailable.
+     * @return {@link #GIVEN}, {@link #SKIPPED} or {@link #DOWN}.
+     */
+    private int giveBack(final Watch watch, final long waitNanos)
     {
         final Entry entry = watch.slot.entry;
         final long generation = watch.slot.generation;
@@ -257,7 +281,7 @@ public final class LeaseGiveBack
                 return SKIPPED;
             }
             final LeaseSource.Grant answer = await(source.refund(watch.action, watch.slot.identifier, sequence,
-                tokens), 2 * ClusterGate.CHECK_WAIT_NANOS);
+                tokens), waitNanos);
             switch (answer.status())
             {
                 case LeaseSource.GRANTED:
