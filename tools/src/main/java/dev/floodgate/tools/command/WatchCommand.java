@@ -98,7 +98,10 @@ public final class WatchCommand implements Callable<Integer>
             {
                 print(out, report, clear, intervalNs);
             }
-            out.flush();
+            if (out.checkError()) // flushes; true once the reader is gone (`watch | head -1`): stop, not poll forever
+            {
+                return ExitCode.REFUSED;
+            }
             if (iterations != 0 && i + 1 == iterations)
             {
                 break;
