@@ -21,6 +21,10 @@ public final class FileOption
     /** @return the table file the command works on. */
     public Path file()
     {
+        if (file != null && file.toString().isEmpty())
+        {
+            throw new CliException(ExitCode.USAGE, "--file '': expected the path of a table file");
+        }
         return file != null ? file : defaultFile();
     }
 

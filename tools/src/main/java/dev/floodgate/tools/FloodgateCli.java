@@ -57,9 +57,15 @@ public final class FloodgateCli implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(), "missing command: expected one of " +
-            String.join(", ", spec.subcommands().entrySet().stream()
-                .filter(sub -> !sub.getValue().getCommandSpec().usageMessage().hidden()).map(Map.Entry::getKey)
-                .toList()));
+            commands(spec.commandLine()));
+    }
+
+    /** @return the commands a user may type, as the usage lists them. */
+    private static String commands(final CommandLine commandLine)
+    {
+        return String.join(", ", commandLine.getSubcommands().entrySet().stream()
+            .filter(sub -> !sub.getValue().getCommandSpec().usageMessage().hidden()).map(Map.Entry::getKey)
+            .toList());
     }
 
     /**
@@ -158,7 +164,11 @@ public final class FloodgateCli implements Runnable
         commandLine.setParameterExceptionHandler((ex, args) ->
         {
             final CommandLine failed = ex.getCommandLine();
-            failed.getErr().println(failed.getCommandSpec().qualifiedName() + ": " + ex.getMessage() +
+            // a mistyped command: say which there are, as the bare command does
+            final String commands = ex instanceof CommandLine.UnmatchedArgumentException &&
+                !failed.getSubcommands().isEmpty() && failed.getParseResult().subcommand() == null ?
+                "; expected one of " + commands(failed) : "";
+            failed.getErr().println(failed.getCommandSpec().qualifiedName() + ": " + ex.getMessage() + commands +
                 " (see " + failed.getCommandSpec().qualifiedName() + " --help)");
             failed.getErr().flush();
             return ExitCode.USAGE;

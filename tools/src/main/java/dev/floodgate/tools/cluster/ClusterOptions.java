@@ -46,6 +46,15 @@ public final class ClusterOptions
     {
         if (!enabled())
         {
+            // a cluster option without the Redis would be ignored, and the run judged as a node-only one
+            for (final String option : new String[] {"--cluster-limit", "--cluster-window", "--cluster-lease"})
+            {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option))
+                {
+                    throw new ParameterException(spec.commandLine(), option + ": only with --cluster-redis URI, the " +
+                        "Redis the cluster quota is leased from; without it the run has no cluster quota");
+                }
+            }
             return null;
         }
         final long windowMs;

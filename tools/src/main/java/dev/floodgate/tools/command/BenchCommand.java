@@ -2,10 +2,12 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.cluster.ClusterOptions;
 import dev.floodgate.tools.cluster.ClusterQuota;
 import dev.floodgate.tools.cluster.ClusterTally;
+import dev.floodgate.tools.cluster.ServerConnection;
 import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.load.Exactness;
@@ -102,6 +104,12 @@ public final class BenchCommand implements Callable<Integer>
         {
             throw new ParameterException(spec.commandLine(), "--limit " + perKey + ": expected 1 to " +
                 FloodgateConfig.MAX_LIMIT + (bucket ? " that the token bucket can represent per " + windowMs + " ms" : ""));
+        }
+        if (quota != null && !ServerConnection.answers(quota.uri()))
+        {
+            // at once, rather than a minute later as a worker that never connected
+            throw new CliException(ExitCode.REFUSED, "--cluster-redis " + quota.uri() + ": no Redis answers there " +
+                "(PING); expected a running redis-server");
         }
         // Exact only when no token comes back during the run: one window for the window door, and for the bucket
         // an emission interval (window / limit) longer than the run.
