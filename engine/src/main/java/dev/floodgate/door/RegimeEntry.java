@@ -12,10 +12,10 @@ import dev.floodgate.store.QuotaTable;
  * <p>Once per process and policy snapshot per action with a window regime that came into force by the check's
  * clock: take the policy guard (a check's usual 50 ms bound), raise the file's entered word to the regime's base,
  * release. The check's claim then runs and is validated against the policy generation as always. Every later
- * window check of that snapshot reads one plain field ({@link ActionRule#entered}). When the guard stays held (a
- * publisher stopped mid-publish), the check answers as for an entry it cannot reach, and the process does not
- * wait on the guard again for the next 50 ms. Thread-safe: two threads may both enter; the second changes
- * nothing.
+ * window check of that snapshot reads one volatile field ({@link ActionRule#entered}; a plain load on x86). When
+ * the guard stays held (a publisher stopped mid-publish), the check answers as for an entry it cannot reach, and no
+ * thread of the process waits on the guard for that action and snapshot again for the next 50 ms. Thread-safe: two
+ * threads may both enter; the second changes nothing.
  */
 final class RegimeEntry
 {
