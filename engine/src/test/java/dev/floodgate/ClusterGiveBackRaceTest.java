@@ -1,6 +1,5 @@
 package dev.floodgate;
 
-import dev.floodgate.cluster.LeaseKey;
 import dev.floodgate.door.LeaseGiveBack;
 import dev.floodgate.door.LeaseSource;
 import dev.floodgate.testkit.LocalRedis;
@@ -10,13 +9,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.reflect.Field;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
+import static dev.floodgate.ClusterGiveBackTest.admit;
+import static dev.floodgate.ClusterGiveBackTest.nodeRecord;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -222,27 +221,4 @@ class ClusterGiveBackRaceTest
             real.close();
         }
     }
-
-    private static void admit(final Floodgate gate, final ManualTicker ticker, final String identifier,
-        final long cost)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long result;
-        while ((result = gate.checkLimit(identifier, Action.PUBLISH, cost)) != Floodgate.ADMITTED &&
-            System.nanoTime() - deadline < 0)
-        {
-            assertEquals(100, result, "only a lease that missed its bound may refuse here");
-            ticker.advanceMs(100);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-        }
-        assertEquals(Floodgate.ADMITTED, result, identifier);
-    }
-
-    static String nodeRecord(final LocalRedis redis, final String identifier)
-    {
-        final Map<String, String> all = redis.commands().hgetall(LeaseKey.of(Action.PUBLISH, identifier).toString());
-        return all.entrySet().stream().filter(field -> field.getKey().startsWith("n:")).map(Map.Entry::getValue)
-            .findFirst().orElseThrow(() -> new AssertionError("no node record in " + all));
-    }
-
 }

@@ -221,8 +221,7 @@ class ClusterGiveBackTest
      * Checks once, and again while the answer is the cluster's retry-after: on a loaded host a lease can miss its
      * 50 ms bound, and the next check retries it with the same sequence (so a grant is never counted twice).
      */
-    private static void admit(final Floodgate gate, final ManualTicker ticker, final String identifier,
-        final long cost)
+    static void admit(final Floodgate gate, final ManualTicker ticker, final String identifier, final long cost)
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         long result;
@@ -240,7 +239,7 @@ class ClusterGiveBackTest
     }
 
     /** @return the node's last request to the bucket of (PUBLISH, identifier): "seq op amount tokens wait time". */
-    private static String nodeRecord(final LocalRedis redis, final String identifier)
+    static String nodeRecord(final LocalRedis redis, final String identifier)
     {
         final Map<String, String> all = redis.commands().hgetall(LeaseKey.of(Action.PUBLISH, identifier).toString());
         return all.entrySet().stream().filter(field -> field.getKey().startsWith("n:")).map(Map.Entry::getValue)

@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.door.PolicyPlanner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,6 +24,8 @@ class PolicySkewTest
 {
     private static final long MS = 1_000_000L;
     private static final long START_MS = 3_600_000; // a whole number of seconds: window 3600 of 1 s starts here
+    /** A window number of a first 1 ms regime chosen so that a third regime lands on epoch 0, base 0. */
+    private static final long N0 = -(4 * PolicyPlanner.NUMBER_JUMP - 3);
 
     @TempDir
     Path dir;
@@ -159,5 +162,31 @@ class PolicySkewTest
         publisher.reconfigure(config(publisherTime, 4, 1_000)); // replaces the pending 3, from +2000
         checkerTime.set((START_MS + 2_000) * MS);
         assertEquals(4, admitted(checker, 10), "window [+2000, +3000) under the limit of 4");
+    }
+
+    /**
+     * A check records its entry into a regime (door.RegimeEntry) unless the regime is the first block's, which
+     * ActionRule tells by base 0 at epoch 0. With negative monotonic clocks a later regime could land on base 0 at
+     * epoch 0 exactly: 10 per 1 ms published at N0 gives a regime of 2 ms windows from N0 + 1 with base N0 + 2^20; a
+     * publish at -2 ms then starts the next regime at epoch 0 with base 0. Checks in it never recorded the entry, so
+     * a publisher a tick behind (-1 ms) replaced it as pending, and the replacement counted the window [0, 1000)
+     * afresh: 3 + 4 in a window whose limits were 3, then 4 (found by review). The planner now never gives a later
+     * regime base 0 at epoch 0.
+     */
+    @Test
+    void shouldNotReplaceAnEnteredRegimeWhoseBaseAndEpochHappenToBeZero()
+    {
+        publisherTime.set(N0 * MS); // negative monotonic ms (ModelCheckTest uses them too)
+        checkerTime.set(N0 * MS);
+        final Floodgate publisher = open(publisherTime, 10, 1); // the first block: 10 per 1 ms, base 0, epoch 0
+        final Floodgate checker = open(checkerTime, 10, 1);
+        publisher.reconfigure(config(publisherTime, 10, 2)); // at N0: 10 per 2 ms from N0 + 1, base N0 + 2^20
+        publisherTime.set(-2 * MS);
+        publisher.reconfigure(config(publisherTime, 3, 1_000)); // 3 per 1 s from epoch 0, base 0
+        checkerTime.set(0);
+        assertEquals(3, admitted(checker, 10), "window [0, 1000) under the limit of 3");
+        publisherTime.set(-1 * MS); // a tick behind the checker
+        publisher.reconfigure(config(publisherTime, 4, 1_000));
+        assertEquals(0, admitted(checker, 10), "window [0, 1000) had its 3 already");
     }
 }
