@@ -155,6 +155,13 @@ public final class Probes
         final ActionRule rule = policy.rule(action);
         final long nowNanos = doors.clock.nanos();
         final long nowMs = Math.floorDiv(nowNanos, NANOS_PER_MS);
+        final long unknownMs = rule.unknownForMs(nowMs);
+        if (unknownMs > 0)
+        {
+            // as WindowDoor.check: a moment the policy's regimes no longer cover is refused until the clock reaches
+            // them; numbering it by the previous regime reported tokens where every check was refused
+            return new Probe(rule.current.limit(), 0, unknownMs, unknownMs);
+        }
         final ActionRule.WindowCursor cursor = rule.cursor(nowMs);
         final long limit = cursor.regime().limit();
         if (limit == 0)
