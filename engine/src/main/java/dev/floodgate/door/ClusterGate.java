@@ -121,6 +121,17 @@ public final class ClusterGate implements AutoCloseable
         return leaseSize[a] != 0 && cost > limits[a];
     }
 
+    /**
+     * A probe's view, without I/O, of what a check of {@code action} answers when its balance is short: the
+     * fallback's retry-after while this JVM met the source unavailable a moment ago or its connection is down and
+     * the fallback refuses; else 0 (a lease may come, or the fallback admits on the node's quota).
+     */
+    long refusalWithoutLeaseMs(final Action action)
+    {
+        final int a = action.ordinal();
+        return !local[a] && (fetcher.isDown(a, ticker.nanos()) || !source.connected()) ? retryAfterMs : 0;
+    }
+
     /** @return what gives the node's unspent tokens back, idle and at close. */
     public LeaseGiveBack giveBacks()
     {

@@ -33,13 +33,24 @@ public final class Probes
      */
     public static Probe bucket(final Doors doors, final CharSequence identifier, final Action action)
     {
-        return clustered(doors, identifier, action, nodeBucket(doors, identifier, action));
+        return shadowed(doors, action, clustered(doors, identifier, action, nodeBucket(doors, identifier, action)));
     }
 
     /** As {@link #window}, then the cluster's part. */
     public static Probe window(final Doors doors, final CharSequence identifier, final Action action)
     {
-        return clustered(doors, identifier, action, nodeWindow(doors, identifier, action));
+        return shadowed(doors, action, clustered(doors, identifier, action, nodeWindow(doors, identifier, action)));
+    }
+
+    /**
+     * In shadow mode a check is admitted whatever the state (its refusal is only counted), so the retry-after of a
+     * check of cost 1 is 0; the tokens left still say the state. A probe said the refusal's wait, and a broker
+     * setting Retry-After from it told clients to back off during a dry run (found by review).
+     */
+    private static Probe shadowed(final Doors doors, final Action action, final Probe probe)
+    {
+        return doors.policy().rule(action).shadow && probe.retryAfterMs() != 0 ?
+            new Probe(probe.limit(), probe.remaining(), 0, probe.resetMs()) : probe;
     }
 
     /** @return the node's probe, narrowed by the cluster's lease when the action has a cluster quota. */
@@ -52,7 +63,9 @@ public final class Probes
     /**
      * A probe's cluster part, without network I/O: the cluster as the node last heard it. While the node's lease
      * is marked drained, what checks could take now is at most its balance, and a check of cost 1 that balance
-     * cannot cover waits until the mark ends; otherwise the node's answer stands.
+     * cannot cover waits until the mark ends; so while Redis is unavailable to this JVM and the action's fallback
+     * refuses (a probe said the node's tokens while every check was refused, found by review), waiting the
+     * fallback's retry-after; otherwise the node's answer stands.
      */
     private static Probe cluster(final Doors doors, final CharSequence identifier, final Action action,
         final Probe node)
@@ -66,20 +79,22 @@ public final class Probes
         {
             return node;
         }
+        final long downMs = doors.cluster.refusalWithoutLeaseMs(action);
         if (found == null)
         {
-            return node;
+            return downMs == 0 ? node : new Probe(node.limit(), 0, Math.max(node.retryAfterMs(), downMs),
+                node.resetMs()); // a cold key's check would wait for a lease, then answer the fallback
         }
         final Entry entry = found.entry();
         final long balance = LeaseWords.balanceVolatile(entry);
         final long emptyMs = LeaseRefill.emptyForMs(entry, doors.ticker.nanos() / 1_000_000L);
-        if (emptyMs == 0 || !entry.isCurrentAcquire(found.generation()))
+        if (emptyMs == 0 && downMs == 0 || !entry.isCurrentAcquire(found.generation()))
         {
             return node;
         }
         final long remaining = Math.min(node.remaining(), balance);
         return new Probe(node.limit(), remaining, remaining >= 1 ? node.retryAfterMs() :
-            Math.max(node.retryAfterMs(), emptyMs), node.resetMs());
+            Math.max(node.retryAfterMs(), Math.max(emptyMs, downMs)), node.resetMs());
     }
 
 
