@@ -215,10 +215,18 @@ public final class TableGuard
         }
         line.putLong(LAST_DEAD_OFFSET, deadOwner);
         line.getAndAddLong(REPAIRS_OFFSET, 1);
-        System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING,
-            "a process (slot {0}) died holding the {1} guard; taken over{2}", SlotLocks.slotOf(deadOwner),
-            what >= 0 ? "segment " + what : what == -1 ? "allocation" : "policy",
-            what == -2 ? "" : " and its Chronicle lock reset");
+        try
+        {
+            System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING,
+                "a process (slot {0}) died holding the {1} guard; taken over{2}", SlotLocks.slotOf(deadOwner),
+                what >= 0 ? "segment " + what : what == -1 ? "allocation" : "policy",
+                what == -2 ? "" : " and its Chronicle lock reset");
+        }
+        catch (final RuntimeException | Error logFailed)
+        {
+            // The guard is ours and repaired; a throw from here would reach a caller that does not know it holds it,
+            // and the guard would stay held by a live process for good (found by review: a failing log handler).
+        }
     }
 
     /** @param segment a segment whose guard this thread holds. @return the Floodgate entries it records. */
