@@ -12,9 +12,11 @@ import java.util.Map;
  * @param tombstoned       entries the janitor is ageing out.
  * @param capacity         entries the file was sized for.
  * @param shards           window shards per entry, fixed in the file.
- * @param tableFull        per action, checks that found the table full (and applied the table-full policy).
+ * @param tableFull        per action, entries the full table could not take: a new key's (its check answered by
+ *                         {@code <action>_rate_unreachable}), a refusal's blocked counter, or a cluster lease's.
  * @param degraded         per action, checks that could not reach the table in time because a live process held
- *                         its guard (and applied the same policy: security controls refuse, others admit).
+ *                         its guard (answered by the same rule: refuse with a short retry-after by default, or admit,
+ *                         counted).
  * @param guardRepairs     processes that died inside a table operation and whose locks were reset online.
  * @param janitorRuns      janitor passes over this file, by every process.
  * @param reaped           entries removed by the janitor.
