@@ -39,44 +39,59 @@ final class GuardWait
     static long acquire(final UnsafeBuffer buffer, final int offset, final long owner, final SlotLocks locks,
         final long timeoutNanos)
     {
-        final long start = System.nanoTime();
-        long nextLivenessCheck = start + LIVENESS_CHECK_NANOS / 10;
-        int spins = 0;
-        while (true)
+        // The caller's interrupt status is set aside for the wait and given back, as is one that arrives during it:
+        // parkNanos returns at once while it is set, and an interrupted waiter spun on its core for the whole
+        // timeout, beside the process whose guard it waited for (found by review).
+        boolean interrupted = Thread.interrupted();
+        try
         {
-            final long holder = buffer.getLongVolatile(offset);
-            if (holder == 0 && buffer.compareAndSetLong(offset, 0, owner))
+            final long start = System.nanoTime();
+            long nextLivenessCheck = start + LIVENESS_CHECK_NANOS / 10;
+            int spins = 0;
+            while (true)
             {
-                return TAKEN_FREE;
-            }
-            final long now = System.nanoTime();
-            if (holder != 0 && holder != owner && now - nextLivenessCheck >= 0)
-            {
-                nextLivenessCheck = now + LIVENESS_CHECK_NANOS;
-                if (!locks.isAlive(holder) && buffer.compareAndSetLong(offset, holder, owner))
+                final long holder = buffer.getLongVolatile(offset);
+                if (holder == 0 && buffer.compareAndSetLong(offset, 0, owner))
                 {
-                    return holder;
+                    return TAKEN_FREE;
+                }
+                final long now = System.nanoTime();
+                if (holder != 0 && holder != owner && now - nextLivenessCheck >= 0)
+                {
+                    nextLivenessCheck = now + LIVENESS_CHECK_NANOS;
+                    if (!locks.isAlive(holder) && buffer.compareAndSetLong(offset, holder, owner))
+                    {
+                        return holder;
+                    }
+                }
+                if (now - start >= timeoutNanos)
+                {
+                    return TIMED_OUT;
+                }
+                if (++spins < SPINS)
+                {
+                    Thread.onSpinWait();
+                }
+                else if (spins < SPINS + YIELDS)
+                {
+                    // on a host with more runnable threads than cores the holder is most often runnable but
+                    // descheduled: a yield hands it the CPU now, where a park waits out the timer slack (50 us or more)
+                    Thread.yield();
+                }
+                else
+                {
+                    // held this long, by a slow or stopped process: back off, from 20 us to 1 ms, so waiters do not
+                    // take the CPU its holder needs to finish
+                    LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(6, (spins - SPINS - YIELDS) / 16)));
+                    interrupted |= Thread.interrupted();
                 }
             }
-            if (now - start >= timeoutNanos)
+        }
+        finally
+        {
+            if (interrupted)
             {
-                return TIMED_OUT;
-            }
-            if (++spins < SPINS)
-            {
-                Thread.onSpinWait();
-            }
-            else if (spins < SPINS + YIELDS)
-            {
-                // on a host with more runnable threads than cores the holder is most often runnable but
-                // descheduled: a yield hands it the CPU now, where a park waits out the timer slack (50 us or more)
-                Thread.yield();
-            }
-            else
-            {
-                // held this long, by a slow or stopped process: back off, from 20 us to 1 ms, so waiters do not
-                // take the CPU its holder needs to finish
-                LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(6, (spins - SPINS - YIELDS) / 16)));
+                Thread.currentThread().interrupt();
             }
         }
     }
