@@ -6,6 +6,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -47,6 +48,10 @@ final class ReadOnlyMapping implements AutoCloseable
         {
             throw new FloodgateFileException(file, "not a regular file", null);
         }
+        // The caller's interrupt status is set aside for the mapping and given back: FileChannel's size and map are
+        // interruptible, and a set status (a metrics scrape on a pooled thread after a cancelled task) closed the
+        // channel under them, so stats() failed with "cannot be read: null".
+        final boolean interrupted = Thread.interrupted();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
         {
             final long size = channel.size();
@@ -63,6 +68,10 @@ final class ReadOnlyMapping implements AutoCloseable
             }
             return new ReadOnlyMapping(file, size, regions);
         }
+        catch (final ClosedByInterruptException ex)
+        {
+            throw new FloodgateFileException(file, "not mapped: this thread was interrupted while mapping it", ex);
+        }
         catch (final AccessDeniedException ex)
         {
             throw new FloodgateFileException(file, "permission denied (not readable by this user)", ex);
@@ -75,6 +84,13 @@ final class ReadOnlyMapping implements AutoCloseable
         catch (final IOException ex)
         {
             throw new FloodgateFileException(file, "cannot be read: " + ex.getMessage(), ex);
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -28,6 +28,26 @@ final class TableOpener
     static QuotaTable open(
         final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
     {
+        // The caller's interrupt status (a pooled thread after a cancelled task) is set aside for the open and given
+        // back: FileChannel's size, map and write are interruptible, and a set status closed the channels under
+        // them, so the open failed with ClosedByInterruptException. An interrupt during the open still ends it.
+        final boolean interrupted = Thread.interrupted();
+        try
+        {
+            return openOrCreate(file, capacity, shards, groupReadable, nowNanos);
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static QuotaTable openOrCreate(
+        final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
+    {
         Objects.requireNonNull(file, "file");
         if (!Files.exists(file))
         {
