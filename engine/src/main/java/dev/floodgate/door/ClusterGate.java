@@ -8,7 +8,6 @@ import dev.floodgate.store.LeaseWords;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongPredicate;
 
 /**
@@ -48,7 +47,6 @@ public final class ClusterGate implements AutoCloseable
     static final int KIND = Entry.KIND_LEASE << 8;
     /** The longest a check waits for a lease: the bound a check already has for a held segment. */
     static final long CHECK_WAIT_NANOS = 50_000_000L;
-    private static final long WAIT_STEP_NANOS = 100_000L;
 
     private final LeaseSource source;
     private final Ticker ticker;
@@ -242,12 +240,7 @@ public final class ClusterGate implements AutoCloseable
                 fetcher.awaitUntil(own, deadline);
                 break;
             }
-            // another thread of the node holds the refill word: wait for it, as long as this check may wait
-            while (LeaseWords.refillVolatile(entry) != 0 && LeaseWords.balanceVolatile(entry) < cost &&
-                ticker.nanos() - deadline < 0)
-            {
-                LockSupport.parkNanos(WAIT_STEP_NANOS);
-            }
+            fetcher.awaitOthersFetch(entry, cost, deadline); // another thread of the node holds the refill word
             // The word came free and the balance is still short: it was held by a give-back, which never brings
             // tokens (found by review: such a check was refused while the bucket held 9 of 10), or by a fetch that
             // came back short (then the drained mark answers) or unavailable: ask once more, within the same wait.

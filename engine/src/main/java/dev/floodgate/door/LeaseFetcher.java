@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The refill side of {@link ClusterGate}: starts a node's leases (one in flight per lease entry, across the node's
@@ -30,6 +31,7 @@ final class LeaseFetcher
      * fetcher's completion, which releases the word, runs at the latest at one bound.
      */
     static final long TAKEOVER_BOUNDS = 3;
+    private static final long WAIT_STEP_NANOS = 100_000L;
     private static final LeaseSource.Grant UNANSWERED = new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
 
@@ -205,20 +207,57 @@ final class LeaseFetcher
         return Math.max(half, Math.min(lease, spent > lease / 2 ? lease : 2 * spent));
     }
 
-    /** Waits for {@code commit} until {@code deadline} (monotonic ns) at most; it then goes on without this check. */
-    void awaitUntil(final CompletableFuture<Void> commit, final long deadline)
+    /**
+     * Waits, until {@code deadline} (monotonic ns) at most, while another thread of the node holds the refill word of
+     * {@code entry} and its balance is short of {@code cost}: that thread's fetch may bring what the check needs.
+     */
+    void awaitOthersFetch(final Entry entry, final long cost, final long deadline)
     {
-        try
+        boolean interrupted = Thread.interrupted(); // parkNanos would not park while it is set: kept, given back
+        while (LeaseWords.refillVolatile(entry) != 0 && LeaseWords.balanceVolatile(entry) < cost &&
+            ticker.nanos() - deadline < 0)
         {
-            commit.get(Math.max(0, deadline - ticker.nanos()), TimeUnit.NANOSECONDS);
+            LockSupport.parkNanos(WAIT_STEP_NANOS);
+            interrupted |= Thread.interrupted();
         }
-        catch (final InterruptedException ex)
+        if (interrupted)
         {
             Thread.currentThread().interrupt();
         }
-        catch (final ExecutionException | TimeoutException ex)
+    }
+
+    /** Waits for {@code commit} until {@code deadline} (monotonic ns) at most; it then goes on without this check. */
+    void awaitUntil(final CompletableFuture<Void> commit, final long deadline)
+    {
+        // An interrupt does not end the wait; the caller's status is kept. A set status made get() throw at once,
+        // and a check on a pooled thread after a cancelled task answered the fallback though its lease came
+        // moments later (found by review).
+        boolean interrupted = false;
+        try
         {
-            // slower than the check may wait, or a broken source: the check answers without this lease
+            while (true)
+            {
+                try
+                {
+                    commit.get(Math.max(0, deadline - ticker.nanos()), TimeUnit.NANOSECONDS);
+                    return;
+                }
+                catch (final InterruptedException ex)
+                {
+                    interrupted = true;
+                }
+                catch (final ExecutionException | TimeoutException ex)
+                {
+                    return; // slower than the check may wait, or a broken source: the check answers without it
+                }
+            }
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -7,11 +7,13 @@ import dev.floodgate.store.LeaseWords;
 import dev.floodgate.store.Resolved;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -91,6 +93,38 @@ class LeaseFetcherTest
         assertSame(error, assertThrows(StackOverflowError.class,
             () -> fetcher.fetch(slot, "alice", ACTION, LEASE, now.get())));
         assertEquals(0, LeaseWords.refillVolatile(entry), "the refill word is free again");
+    }
+
+    /**
+     * A short check waits for its lease, up to its bound, on any thread. On a thread whose interrupt status was set
+     * (a pooled thread after a cancelled task) it returned at once and the check answered the fallback, although its
+     * lease came moments later (found with the guard's wait, which spun the same way). The status is kept.
+     */
+    @Test
+    @Timeout(60)
+    void shouldWaitForTheLeaseOnAnInterruptedThreadAndKeepItsStatus() throws Exception
+    {
+        final LeaseFetcher fetcher = fetcher(new ScriptedSource());
+        final CompletableFuture<Void> commit = new CompletableFuture<>();
+        final AtomicBoolean doneBeforeTheLease = new AtomicBoolean();
+        final AtomicBoolean keptStatus = new AtomicBoolean();
+        final Thread check = new Thread(() ->
+        {
+            Thread.currentThread().interrupt();
+            fetcher.awaitUntil(commit, now.get() + 30_000_000_000L); // the clock stands still: 30 s of bound
+            doneBeforeTheLease.set(!commit.isDone());
+            keptStatus.set(Thread.currentThread().isInterrupted());
+        });
+        check.start();
+        while (check.isAlive() && check.getState() != Thread.State.TIMED_WAITING &&
+            check.getState() != Thread.State.WAITING)
+        {
+            Thread.onSpinWait();
+        }
+        commit.complete(null); // the lease lands
+        check.join();
+        assertFalse(doneBeforeTheLease.get(), "the interrupted check stopped waiting before its lease landed");
+        assertTrue(keptStatus.get(), "the check lost its caller's interrupt status");
     }
 
     private LeaseFetcher fetcher(final LeaseSource source)
