@@ -28,6 +28,7 @@ public final class ProcessRegistry
     private final SlotLocks locks;
     private final long stallNanos;
     private long lastBeatRealNanos = System.nanoTime(); // guarded by this
+    private boolean left; // guarded by this
 
     /**
      * @param header     the file's record.
@@ -89,6 +90,12 @@ public final class ProcessRegistry
      */
     public synchronized void heartbeat(final int slot, final java.util.function.LongSupplier clock)
     {
+        if (left)
+        {
+            // a janitor pass, or an operator's cleanup(), still in flight when close returned: the slot may be
+            // another process's by now, whose heartbeat this would forge (found by review)
+            return;
+        }
         final int base = FileHeader.processOffset(slot);
         // the gap is measured on the real clock: an injected ticker may jump, which is no stall
         final long real = System.nanoTime();
@@ -107,8 +114,9 @@ public final class ProcessRegistry
      *
      * @param owner this instance's owner word.
      */
-    public void unregister(final long owner)
+    public synchronized void unregister(final long owner)
     {
+        left = true; // under the heartbeat's monitor: no beat of this instance lands after this returns
         final int slot = SlotLocks.slotOf(owner);
         counters.retire(slot, dev.floodgate.Action.values().length);
         buffer.putLongRelease(FileHeader.processOffset(slot) + FileHeader.PROCESS_OWNER, 0);
