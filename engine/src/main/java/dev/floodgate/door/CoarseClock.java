@@ -46,21 +46,33 @@ public final class CoarseClock implements AutoCloseable
 
     private void run(final Runnable periodic, final long periodicNanos)
     {
-        long nextPeriodic = ticker.nanos();
+        long nextPeriodic = 0;
+        boolean started = false;
         while (running)
         {
-            final long now = ticker.nanos();
-            nowNanos = now;
-            if (now - nextPeriodic >= 0)
+            // Nothing may end this loop but close: a dead clock thread freezes the window door's clock and stops the
+            // heartbeat while the JVM lives. So an Error is caught too, and a log that throws in turn (found by review:
+            // a failing handler after a failed beat killed the thread).
+            try
             {
-                nextPeriodic = now + periodicNanos;
-                try
+                final long now = ticker.nanos();
+                nowNanos = now;
+                if (!started || now - nextPeriodic >= 0)
                 {
+                    started = true;
+                    nextPeriodic = now + periodicNanos;
                     periodic.run();
                 }
-                catch (final Throwable ex) // an Error too: a dead clock thread would freeze the window door's clock
+            }
+            catch (final Throwable ex)
+            {
+                try
                 {
                     System.getLogger("dev.floodgate").log(System.Logger.Level.ERROR, "periodic task failed", ex);
+                }
+                catch (final Throwable logFailed)
+                {
+                    // said nowhere; the next tick runs regardless
                 }
             }
             LockSupport.parkNanos(published ? TICK_NANOS : periodicNanos);
