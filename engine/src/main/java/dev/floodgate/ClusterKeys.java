@@ -138,15 +138,22 @@ final class ClusterKeys
             throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED +
                 " (" + ex.getReason() + " at index " + ex.getIndex() + ")");
         }
-        final String lower = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(Locale.ROOT);
-        if (!lower.equals("redis") && !lower.equals("rediss") && !lower.equals("redis-socket"))
+        // in lower case, as Lettuce compares it (found by review: REDIS:// passed here and failed the open)
+        final String scheme = parsed.getScheme() == null ? "" : parsed.getScheme();
+        if (!scheme.equals("redis") && !scheme.equals("rediss") && !scheme.equals("redis-socket"))
         {
-            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED);
+            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED +
+                (scheme.toLowerCase(Locale.ROOT).startsWith("redis") ? " (the scheme in lower case)" : ""));
+        }
+        if (parsed.getPort() == 0 || parsed.getPort() > 65_535)
+        {
+            throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED +
+                ", with a port from 1 to 65535");
         }
         // what Lettuce would misread (found by review): a port that is not a number (taken as part of the host,
         // every lease then unavailable, silently) or a database that is not a number (a bare error at open)
         final String path = parsed.getPath() == null ? "" : parsed.getPath();
-        if (!lower.equals("redis-socket") && (parsed.getHost() == null || !path.matches("(/[0-9]{0,9})?")))
+        if (!scheme.equals("redis-socket") && (parsed.getHost() == null || !path.matches("(/[0-9]{0,9})?")))
         {
             throw new IllegalArgumentException(REDIS_URI + "='" + redacted(uri) + "': expected " + URI_EXPECTED +
                 ", as redis://host[:port][/database] with a numeric port and database");
