@@ -174,6 +174,9 @@ class ReadCommandsTest
         assertEquals(1, top.size());
         assertEquals("alice", top.get(0).get("identifier").asText());
         assertEquals(50, top.get(0).get("blocked").asLong());
+        final String help = Cli.run("top", "--help").out();
+        top.get(0).fieldNames().forEachRemaining(field -> assertTrue(help.contains(field),
+            "top --help does not name the --json field " + field + ": " + help));
         assertEquals("no refusals recorded\n", Cli.run("top", "--file", table, "--action", "subscribe").out());
     }
 

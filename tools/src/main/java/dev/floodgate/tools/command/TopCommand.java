@@ -38,7 +38,8 @@ public final class TopCommand implements Callable<Integer>
     @Option(names = "-n", paramLabel = "N", defaultValue = "20", description = "How many (default ${DEFAULT-VALUE}).")
     private int n;
 
-    @Option(names = "--json", description = "One JSON array of {identifier, action, blocked}.")
+    @Option(names = "--json", description = "One JSON array of {identifier, identifierCut, action, blocked} " +
+        "(identifierCut: the identifier was longer than the label the table keeps).")
     private boolean json;
 
     @Override
