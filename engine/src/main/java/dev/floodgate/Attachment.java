@@ -9,6 +9,7 @@ import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
 
 import java.lang.ref.Cleaner;
+import java.nio.file.Files;
 import java.util.Map;
 
 /**
@@ -108,11 +109,17 @@ final class Attachment
      */
     static Attachment open(final Object owner, final FloodgateConfig config, final boolean adopting)
     {
+        if (adopting && !Files.exists(config.file()))
+        {
+            // never made here: a typo would leave a whole table behind, refused for want of a policy (found by review)
+            throw new FloodgateFileException(config.file(), "no such file (a tool maps a table a broker made)", null);
+        }
         final QuotaTable table = map(config);
         try
         {
             if (!adopting)
             {
+                warnOfCapacity(config, table);
                 PolicyPublisher.publishOrAdopt(table, config);
             }
             else if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)
@@ -130,6 +137,20 @@ final class Attachment
         {
             table.close();
             throw ex;
+        }
+    }
+
+    /**
+     * A table outlives its JVMs, and its capacity was fixed when it was made: a different configured capacity (raised
+     * after table-full events, then restarted) is not in force, which must not go unsaid (found by review).
+     */
+    private static void warnOfCapacity(final FloodgateConfig config, final QuotaTable table)
+    {
+        if (table.capacity() != config.capacity())
+        {
+            System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: capacity {1} configured, but " +
+                "the file was made for {2}, which is in force; to resize, remove the file while no JVM has it open",
+                config.file(), Long.toString(config.capacity()), Long.toString(table.capacity()));
         }
     }
 
