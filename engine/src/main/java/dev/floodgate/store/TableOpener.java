@@ -51,6 +51,7 @@ final class TableOpener
         Objects.requireNonNull(file, "file");
         if (!Files.exists(file))
         {
+            refuseBesideAttached(file);
             TableCreator.create(file, capacity, shards, groupReadable, nowNanos);
         }
         FileCheck.check(file, true); // before the lock file is made beside it: a bad path gets no litter
@@ -74,6 +75,40 @@ final class TableOpener
             locks.unclaimSlot(owner);
             locks.release();
             throw ex;
+        }
+    }
+
+    /**
+     * A table removed from under live processes (an operator's {@code rm}, a tmp cleaner, systemd's
+     * {@code RemoveIPC}) stays mapped in them, and they still hold their slots in its lock file: a new table at the
+     * path would count every quota a second time beside theirs, so it is refused until they close (found by review:
+     * 6 admitted against a limit of 3).
+     */
+    private static void refuseBesideAttached(final Path file)
+    {
+        final SlotLocks previous = SlotLocks.acquireReadOnly(file);
+        if (previous == null)
+        {
+            return;
+        }
+        try
+        {
+            int attached = 0;
+            for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
+            {
+                attached += previous.tokenVolatile(slot) != 0 && previous.isHeld(slot) ? 1 : 0;
+            }
+            if (attached > 0)
+            {
+                throw new FloodgateFileException(file, "no such file, but " + attached + " process(es) still have " +
+                    "the table that was removed from this path open (their slots in " + previous.path() + " are " +
+                    "held): a new table here would count every quota a second time beside theirs; close them first",
+                    null);
+            }
+        }
+        finally
+        {
+            previous.release();
         }
     }
 
