@@ -34,7 +34,11 @@ final class PolicyPublisher
             throw new IllegalArgumentException(Floodgate.POLICY_PROPERTY + "='" + wanted + "': expected publish or adopt");
         }
         final PolicyRegion region = new PolicyRegion(table.header(), Action.values().length);
-        final long published = publish(table, config, config.ticker(), !publish);
+        // A file that has a policy is adopted without the guard, read as checks read it: a stopped holder of the
+        // guard (Ctrl-Z on `policy set`) made every broker's (re)start fail after 2 s (found by review). Only a
+        // publisher, or the first JVM on a new file, needs the guard.
+        final long published = publish || region.generationAcquire() == 0 ?
+            publish(table, config, config.ticker(), !publish) : 0;
         if (published > 0)
         {
             if (published > 1)
