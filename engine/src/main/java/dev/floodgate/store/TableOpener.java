@@ -86,6 +86,10 @@ final class TableOpener
      */
     private static void refuseBesideAttached(final Path file)
     {
+        if (!Files.exists(SlotLocks.lockFileOf(file)))
+        {
+            return; // nobody ever attached here (or the path is unusable, which the creation names)
+        }
         final SlotLocks previous = SlotLocks.acquireReadOnly(file);
         if (previous == null)
         {
@@ -207,6 +211,12 @@ final class TableOpener
     private static UnsafeBuffer headerBuffer(
         final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard)
     {
+        final UnsafeBuffer found = new EntryFinder((VanillaChronicleHash<?, ?, ?, ?>)map, 1)
+            .findRecord(TableCreator.HEADER_KEY, FileHeader.CAPACITY_OFFSET);
+        if (found != null)
+        {
+            return found;
+        }
         int segment = -1;
         try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(TableCreator.HEADER_KEY))
         {
