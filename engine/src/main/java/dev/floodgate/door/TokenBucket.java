@@ -158,7 +158,10 @@ public final class TokenBucket
             final java.math.BigInteger[] qr = java.math.BigInteger.valueOf(debt)
                 .multiply(java.math.BigInteger.valueOf(to.interval))
                 .divideAndRemainder(java.math.BigInteger.valueOf(interval));
-            converted = qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
+            // capped before it is narrowed: a debt far above the new capacity (10^6 spent, then 1 a week) overflowed
+            // a long, and every check of the key threw (found by review)
+            converted = qr[0].compareTo(java.math.BigInteger.valueOf(to.span)) >= 0 ? to.span :
+                qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
         }
         return notFrozen(nowNanos * to.scale + Math.min(converted, to.span));
     }
