@@ -143,7 +143,7 @@ final class BackgroundAgent
         closed = true;
         janitorThread.shutdownNow();
         clock.close();
-        counters.flush(counterRegion, registrySlot);
+        counters.seal(counterRegion, registrySlot);
         registry.unregister(table.owner());
     }
 
