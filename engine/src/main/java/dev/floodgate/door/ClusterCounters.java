@@ -3,6 +3,7 @@ package dev.floodgate.door;
 import dev.floodgate.store.ClusterCounterRegion;
 
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * This process's counts of what the cluster answered its checks (refusals, fallbacks by kind), per action, in
@@ -64,10 +65,13 @@ public final class ClusterCounters
      * thread and a closing or reading caller flush concurrently, and each delta must be added once.
      *
      * @param region the file's cluster counters.
-     * @param source the totals of this process's lease source.
+     * @param totals the totals of this process's lease source, read under this monitor: read before it, a flush
+     *               that waited for it added its older totals last, and the node's counters went backwards (found
+     *               by review).
      */
-    public synchronized void flush(final ClusterCounterRegion region, final LeaseSource.Totals source)
+    public synchronized void flush(final ClusterCounterRegion region, final Supplier<LeaseSource.Totals> totals)
     {
+        final LeaseSource.Totals source = totals.get();
         final long[] now = new long[ClusterCounterRegion.COUNTERS];
         now[ClusterCounterRegion.ROUND_TRIPS] = source.roundTrips();
         now[ClusterCounterRegion.TOKENS_LEASED] = source.tokensLeased();

@@ -97,7 +97,7 @@ public final class ClusterGate implements AutoCloseable
     /** Adds this process's cluster counts since the last flush, and its client's totals, to the node's. */
     public void flush(final ClusterCounterRegion region)
     {
-        counters.flush(region, source.totals());
+        counters.flush(region, source::totals);
     }
 
     /** @return this process's lease source: its totals and its connection. */
