@@ -38,10 +38,8 @@ final class TableAdmin
         {
             final int outcome = table.locked().withWriteLock(hasher.key(identifier, action, kind), value ->
             {
-                if (value.isTombstonedVolatile())
-                {
-                    return false;
-                }
+                // a tombstoned entry too: the janitor's tombstone keeps the state, which a check's revival brings
+                // back (found by review: a blocked count reset within the grace came back 5 refusals high)
                 final long now = ticker.nanos();
                 if (kind == Entry.KIND_BUCKET)
                 {
