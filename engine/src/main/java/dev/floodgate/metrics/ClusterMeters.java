@@ -52,10 +52,10 @@ final class ClusterMeters
         Gauge.builder("floodgate.cluster.connected", floodgate,
                 f -> process(f, p -> p.connection() == ClusterStats.Connection.UP ? 1 : 0))
             .description("1 while this process's connection to Redis is up, else 0").register(registry);
-        Gauge.builder("floodgate.cluster.leases", floodgate, f -> metrics.nodeFigure(s -> s.cluster().leasesHeld()))
+        Gauge.builder("floodgate.cluster.leases", floodgate, f -> metrics.nodeFigure(f, s -> s.cluster().leasesHeld()))
             .description("lease entries in the node's table").register(registry);
         Gauge.builder("floodgate.cluster.tokens.unused", floodgate,
-                f -> metrics.nodeFigure(s -> s.cluster().tokensUnused()))
+                f -> metrics.nodeFigure(f, s -> s.cluster().tokensUnused()))
             .description("tokens the node leased and has not spent").register(registry);
     }
 

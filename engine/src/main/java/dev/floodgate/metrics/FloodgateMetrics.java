@@ -5,9 +5,13 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.Stats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.lang.ref.WeakReference;
+import java.util.List;
+import java.util.Set;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -32,55 +36,82 @@ import java.util.function.ToLongFunction;
  * {@code refused} in {@code floodgate.checks}.
  * The node's figures walk the table, so one read serves every node meter for a second (the registry polls
  * them one by one). After the {@code Floodgate} is closed every meter reads NaN (a node meter within the
- * second its last read is kept). Thread-safe.
+ * second its last read is kept).
+ *
+ * <p>The meters hold the instance weakly, as Micrometer holds a meter's object, and nothing else does: a closed
+ * instance the broker dropped is not kept mapped by its registry. Binding replaces every Floodgate meter the
+ * registry holds, so an instance reopened and bound to the same registry is the one its meters read (before, the
+ * registry handed the new binding the old instance's meters, which read NaN for good; found by review): one
+ * instance per registry, the last bound. Thread-safe.
  */
 public final class FloodgateMetrics implements MeterBinder
 {
     private static final long NODE_READ_NANOS = 1_000_000_000L;
     private static final String[] OUTCOMES = {"admitted", "refused", "shadowed", "never"};
 
-    private final Floodgate floodgate;
+    /** Every name this binder and {@link ClusterMeters} register, replaced when an instance is bound. */
+    private static final Set<String> NAMES = Set.of("floodgate.checks", "floodgate.table.full",
+        "floodgate.checks.unreachable", "floodgate.table.entries", "floodgate.table.capacity",
+        "floodgate.table.occupancy", "floodgate.janitor.reaped", "floodgate.cluster.refused",
+        "floodgate.cluster.fallbacks", "floodgate.cluster.round.trips", "floodgate.cluster.tokens.leased",
+        "floodgate.cluster.unavailable", "floodgate.cluster.connected", "floodgate.cluster.leases",
+        "floodgate.cluster.tokens.unused");
+
+    private final WeakReference<Floodgate> instance;
     private Stats node; // guarded by this
     private long nodeReadAt; // guarded by this
 
     /** @param floodgate the instance whose figures to publish. */
     public FloodgateMetrics(final Floodgate floodgate)
     {
-        this.floodgate = java.util.Objects.requireNonNull(floodgate, "floodgate");
+        this.instance = new WeakReference<>(java.util.Objects.requireNonNull(floodgate, "floodgate"));
     }
 
     @Override
     public void bindTo(final MeterRegistry registry)
     {
+        final Floodgate floodgate = instance.get();
+        if (floodgate == null)
+        {
+            throw new IllegalStateException("the Floodgate these metrics were made for is gone");
+        }
+        for (final Meter meter : List.copyOf(registry.getMeters()))
+        {
+            if (NAMES.contains(meter.getId().getName()))
+            {
+                registry.remove(meter); // a previous instance's, whose meters would keep reading it
+            }
+        }
         // Micrometer holds a meter's object weakly: the engine, which the broker holds, not this binder, which nobody
-        // does once bound (its meters went flat after the first GC; found by review). The functions hold the binder.
+        // does once bound (its meters went flat after the first GC; found by review). The functions hold the binder,
+        // which holds the engine weakly: they read only the object Micrometer hands them.
         for (final Action action : Action.values())
         {
             final String tag = action.configPrefix();
             for (int o = 0; o < OUTCOMES.length; o++)
             {
                 final int outcome = o;
-                FunctionCounter.builder("floodgate.checks", floodgate, f -> process(action, outcome))
+                FunctionCounter.builder("floodgate.checks", floodgate, f -> process(f, action, outcome))
                     .description("checks by this process").tags("action", tag, "outcome", OUTCOMES[o])
                     .register(registry);
             }
-            FunctionCounter.builder("floodgate.table.full", floodgate, f -> node(s -> s.tableFull().get(action)))
+            FunctionCounter.builder("floodgate.table.full", floodgate, f -> node(f, s -> s.tableFull().get(action)))
                 .description("checks of every process that found the table full").tag("action", tag)
                 .register(registry);
             FunctionCounter.builder("floodgate.checks.unreachable", floodgate,
-                    f -> node(s -> s.degraded().get(action)))
+                    f -> node(f, s -> s.degraded().get(action)))
                 .description("checks of every process that could not reach their entry in time").tag("action", tag)
                 .register(registry);
         }
-        Gauge.builder("floodgate.table.entries", floodgate, f -> node(s -> s.buckets() + s.windowCounters() +
+        Gauge.builder("floodgate.table.entries", floodgate, f -> node(f, s -> s.buckets() + s.windowCounters() +
                 s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()))
             .description("entries in the node's table, tombstoned included").register(registry);
-        Gauge.builder("floodgate.table.capacity", floodgate, f -> node(Stats::capacity))
+        Gauge.builder("floodgate.table.capacity", floodgate, f -> node(f, Stats::capacity))
             .description("entries the node's table holds").register(registry);
-        Gauge.builder("floodgate.table.occupancy", floodgate, f -> nodeRatio(s -> (double)(s.buckets() +
+        Gauge.builder("floodgate.table.occupancy", floodgate, f -> nodeRatio(f, s -> (double)(s.buckets() +
                 s.windowCounters() + s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()) / s.capacity()))
             .description("entries over capacity").register(registry);
-        FunctionCounter.builder("floodgate.janitor.reaped", floodgate, f -> node(Stats::reaped))
+        FunctionCounter.builder("floodgate.janitor.reaped", floodgate, f -> node(f, Stats::reaped))
             .description("entries the janitors of every process removed").register(registry);
         if (floodgate.config().hasClusterQuota())
         {
@@ -89,12 +120,12 @@ public final class FloodgateMetrics implements MeterBinder
     }
 
     /** @return a figure of the node's, from a read at most a second old; NaN once closed. */
-    double nodeFigure(final ToLongFunction<Stats> figure)
+    double nodeFigure(final Floodgate floodgate, final ToLongFunction<Stats> figure)
     {
-        return node(figure);
+        return node(floodgate, figure);
     }
 
-    private double process(final Action action, final int outcome)
+    private static double process(final Floodgate floodgate, final Action action, final int outcome)
     {
         try
         {
@@ -113,20 +144,20 @@ public final class FloodgateMetrics implements MeterBinder
         }
     }
 
-    private double node(final ToLongFunction<Stats> figure)
+    private double node(final Floodgate floodgate, final ToLongFunction<Stats> figure)
     {
-        final Stats stats = nodeStats();
+        final Stats stats = nodeStats(floodgate);
         return stats == null ? Double.NaN : figure.applyAsLong(stats);
     }
 
-    private double nodeRatio(final ToDoubleFunction<Stats> figure)
+    private double nodeRatio(final Floodgate floodgate, final ToDoubleFunction<Stats> figure)
     {
-        final Stats stats = nodeStats();
+        final Stats stats = nodeStats(floodgate);
         return stats == null ? Double.NaN : figure.applyAsDouble(stats);
     }
 
     /** @return the node's figures, read at most once a second; null once the instance is closed. */
-    private synchronized Stats nodeStats()
+    private synchronized Stats nodeStats(final Floodgate floodgate)
     {
         final long now = floodgate.config().ticker().nanos();
         if (node == null || now - nodeReadAt >= NODE_READ_NANOS)
