@@ -282,19 +282,22 @@ public final class Floodgate implements AutoCloseable
      * @param action what.
      * @param n      how many, at least 0.
      * @return the {@code n} most-refused identifiers of {@code action}, count descending.
+     * @throws FloodgateFileException as {@link #stats} does: it reads the table by path.
      */
     public List<BlockedEntry> topBlocked(final Action action, final int n)
     {
         return keeper.operate(attachment ->
         {
             Arguments.requireTop(action, n);
-            return TableAdmin.topBlocked(attachment.table().file(), action, n);
+            return TableAdmin.topBlocked(attachment.table(), action, n);
         });
     }
 
     /**
      * @return a summary of the table, read as {@link FloodgateReader} reads it: without the table guard or any
      * lock, so it never delays a check (entry counts are not a snapshot across segments).
+     * @throws FloodgateFileException when the file at the configured path is no longer the table this instance maps
+     * (removed from under it, e.g. by systemd's {@code RemoveIPC}): it still enforces, but its figures are read by path.
      */
     public Stats stats()
     {

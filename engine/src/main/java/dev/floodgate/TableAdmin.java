@@ -71,10 +71,10 @@ final class TableAdmin
     }
 
     /** See {@link Floodgate#topBlocked}. */
-    static List<BlockedEntry> topBlocked(final Path file, final Action action, final int n)
+    static List<BlockedEntry> topBlocked(final QuotaTable table, final Action action, final int n)
     {
         final List<BlockedEntry> all = new ArrayList<>();
-        try (FloodgateReader reader = FloodgateReader.open(file))
+        try (FloodgateReader reader = reader(table))
         {
             for (final TableEntry entry : reader.entries())
             {
@@ -92,7 +92,7 @@ final class TableAdmin
     static Stats stats(final QuotaTable table, final Map<Action, Stats.Checks> checks,
         final ClusterStats.Connection connection)
     {
-        try (FloodgateReader reader = FloodgateReader.open(table.file()))
+        try (FloodgateReader reader = reader(table))
         {
             final long[] counts = new long[EntryKind.values().length];
             long tombstoned = 0;
@@ -114,5 +114,25 @@ final class TableAdmin
                 Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
                 c.revived(), reader.attachedProcesses(), table.fileSize(), checks, reader.cluster(entries), connection);
         }
+    }
+
+    /**
+     * The read-only reader of {@code table}'s file, by path, checked to be the file this instance maps: read by
+     * path, a table removed from under this instance read as "no such file", or as another table's figures.
+     */
+    private static FloodgateReader reader(final QuotaTable table)
+    {
+        if (table.atItsPath())
+        {
+            final FloodgateReader reader = FloodgateReader.open(table.file());
+            if (table.atItsPath())
+            {
+                return reader;
+            }
+            reader.close();
+        }
+        throw new FloodgateFileException(table.file(), "is no longer the table this instance maps (removed or " +
+            "replaced at its path after it was opened): it still enforces on its own mapping, but its figures are " +
+            "read by path and cannot be", null);
     }
 }

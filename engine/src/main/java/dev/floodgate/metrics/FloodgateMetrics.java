@@ -2,6 +2,7 @@ package dev.floodgate.metrics;
 
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateFileException;
 import dev.floodgate.Stats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -36,7 +37,7 @@ import java.util.function.ToLongFunction;
  * {@code refused} in {@code floodgate.checks}.
  * The node's figures walk the table, so one read serves every node meter for a second (the registry polls
  * them one by one). After the {@code Floodgate} is closed every meter reads NaN (a node meter within the
- * second its last read is kept).
+ * second its last read is kept), as do the node's meters once its file is removed from under it.
  *
  * <p>The meters hold the instance weakly, as Micrometer holds a meter's object, and nothing else does: a closed
  * instance the broker dropped is not kept mapped by its registry. Binding replaces every Floodgate meter the
@@ -167,8 +168,9 @@ public final class FloodgateMetrics implements MeterBinder
                 node = floodgate.stats();
                 nodeReadAt = now;
             }
-            catch (final IllegalStateException closed)
+            catch (final IllegalStateException | FloodgateFileException unreadable)
             {
+                // closed, or the file at its path is not its table any more: a scrape must not throw
                 return null;
             }
         }

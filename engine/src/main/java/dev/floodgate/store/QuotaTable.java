@@ -47,12 +47,14 @@ public final class QuotaTable implements AutoCloseable
     private final int shards;
     private final long capacity;
     private final Operations operations;
+    private final Object inode;
     private boolean unmapped; // guarded by this
 
     QuotaTable(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
-        final FileHeader header, final SlotLocks locks, final long owner)
+        final FileHeader header, final SlotLocks locks, final long owner, final Object inode)
     {
         this.file = file;
+        this.inode = inode;
         this.map = map;
         this.guard = guard;
         this.header = header;
@@ -285,6 +287,23 @@ public final class QuotaTable implements AutoCloseable
         finally
         {
             operations.exit();
+        }
+    }
+
+    /**
+     * @return whether the file at this table's path is still the one mapped here: a table removed from under its
+     * processes (an operator's rm, systemd's RemoveIPC) stays mapped in them, and what is read by path is then
+     * another file or none.
+     */
+    public boolean atItsPath()
+    {
+        try
+        {
+            return inode.equals(Files.readAttributes(file, "unix:ino").get("ino"));
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            return false;
         }
     }
 

@@ -195,7 +195,7 @@ final class TableOpener
                 throw new FloodgateFileException(file, "damaged header: shards " + header.shards() + ", capacity " +
                     header.capacity(), null);
             }
-            return new QuotaTable(file, map, guard, header, locks, owner);
+            return new QuotaTable(file, map, guard, header, locks, owner, TableCreator.inode(file));
         }
         catch (final IOException | RuntimeException ex)
         {
