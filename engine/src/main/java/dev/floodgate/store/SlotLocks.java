@@ -25,6 +25,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   ...    {@link FileHeader#MAX_PROCESSES} words
  *   1000   the replace lock's byte (a table from a previous boot is replaced under it)
  *   1023   last byte, written once to give the file its length
+ *   2048   {@link #CREATORS} creator lock bytes, past the file's end: a process building the table holds one
+ *          ({@link #claimCreator}) and names its temporary file after it
  * </pre>
  *
  * <p>Thread-safe. A {@link #isHeld} answer is a moment's truth: a slot found free can be claimed the next
@@ -33,6 +35,9 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class SlotLocks
 {
     private static final long REPLACE_BYTE = 1000;
+    /** Creators that can build the table at once; a byte each, from {@link #CREATOR_BASE}. */
+    public static final int CREATORS = 64;
+    private static final long CREATOR_BASE = 2048;
     private static final long TOKEN_MASK = (1L << 56) - 1;
     /** The width of a {@link #holderOf} name: 7 bits of slot (1 to 64) and 17 of token. */
     public static final int HOLDER_BITS = 24;
@@ -139,6 +144,41 @@ public final class SlotLocks
         }
         throw new IllegalStateException("all " + FileHeader.MAX_PROCESSES + " process slots of " + path() +
             " are held by live processes");
+    }
+
+    /**
+     * Takes a free creator byte's lock, for the time this process builds the table.
+     *
+     * @return the creator index, 0 to {@link #CREATORS} - 1; {@link #unclaimCreator} it when built.
+     * @throws IllegalStateException when every creator byte is held.
+     */
+    public int claimCreator()
+    {
+        for (int creator = 0; creator < CREATORS; creator++)
+        {
+            if (file.tryLock(CREATOR_BASE + creator))
+            {
+                return creator;
+            }
+        }
+        throw new IllegalStateException("all " + CREATORS + " creator locks of " + path() + " are held: " +
+            CREATORS + " processes are building the table at once");
+    }
+
+    /** @param creator an index {@link #claimCreator} gave this process; its lock is dropped. */
+    public void unclaimCreator(final int creator)
+    {
+        file.unlock(CREATOR_BASE + creator);
+    }
+
+    /**
+     * @param creator a creator index.
+     * @return whether a live process (this one included) holds it: false means whoever named a file after it died
+     * (or finished); true may also be a later creator's.
+     */
+    public boolean isCreatorHeld(final int creator)
+    {
+        return file.isLocked(CREATOR_BASE + creator);
     }
 
     /** Clears and unlocks a slot claimed by {@link #claimSlot}. @param owner its owner word. */

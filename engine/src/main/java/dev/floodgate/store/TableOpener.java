@@ -49,19 +49,29 @@ final class TableOpener
         final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
     {
         Objects.requireNonNull(file, "file");
-        if (!Files.exists(file))
+        if (Files.exists(file))
+        {
+            FileCheck.check(file, true); // before the lock file is made beside it: a bad path gets no litter
+        }
+        else
         {
             refuseBesideAttached(file);
-            TableCreator.create(file, capacity, shards, groupReadable, nowNanos);
+            TableCreator.makeDirectory(file, groupReadable); // the lock file goes there first: it names creators
         }
-        FileCheck.check(file, true); // before the lock file is made beside it: a bad path gets no litter
         final SlotLocks locks = SlotLocks.acquire(file, groupReadable);
         final long owner;
         try
         {
+            TableCreator.removeDeadTemps(file, locks);
+            if (!Files.exists(file))
+            {
+                // before this process takes a slot: a creator is not attached, and a starter meanwhile must not
+                // take its slot for one attached to a removed table
+                TableCreator.create(file, capacity, shards, groupReadable, nowNanos, locks);
+            }
             owner = locks.claimSlot();
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
             locks.release();
             throw ex;
@@ -123,7 +133,7 @@ final class TableOpener
         {
             if (!Files.exists(file))
             {
-                TableCreator.create(file, capacity, shards, groupReadable, nowNanos);
+                TableCreator.create(file, capacity, shards, groupReadable, nowNanos, locks);
             }
             final Object inode = TableCreator.inode(file);
             final QuotaTable table = mapExisting(file, locks, owner);
