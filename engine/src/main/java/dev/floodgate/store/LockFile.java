@@ -40,7 +40,32 @@ final class LockFile
         this.path = path;
         this.channel = channel;
         this.writable = writable;
-        this.words = LockFileOpener.map(path, channel, writable);
+        this.words = mapOrClose(path, channel, writable);
+    }
+
+    /**
+     * Maps the file through {@code channel}, closing the channel when that fails: a channel left open is closed by
+     * its cleaner at some GC, and that close would drop every POSIX lock this process then holds on the file (found
+     * by review: a lock file too short to map, met by a reader).
+     */
+    private static UnsafeBuffer mapOrClose(final Path path, final FileChannel channel, final boolean writable)
+    {
+        try
+        {
+            return LockFileOpener.map(path, channel, writable);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException | RuntimeException closeFailed)
+            {
+                ex.addSuppressed(closeFailed);
+            }
+            throw ex;
+        }
     }
 
     /**
@@ -238,7 +263,7 @@ final class LockFile
         if (!writable)
         {
             final FileChannel fresh = LockFileOpener.openWritable(path, groupReadable);
-            final UnsafeBuffer mapped = LockFileOpener.map(path, fresh, true);
+            final UnsafeBuffer mapped = mapOrClose(path, fresh, true);
             closeChannel();
             channel = fresh;
             words = mapped;
