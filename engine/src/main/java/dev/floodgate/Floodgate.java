@@ -221,7 +221,8 @@ public final class Floodgate implements AutoCloseable
     /**
      * Publishes {@code newConfig}'s limits, windows and modes as the node's policy: every JVM mapping the file
      * enforces it from its next check (a window's change from the window boundary after publication; see
-     * the policy planner). Other settings of {@code newConfig} (file, capacity, janitor) are ignored.
+     * the policy planner). Other settings of {@code newConfig} (file, capacity, janitor, and the cluster quota's:
+     * Redis, cluster limits, leases, fallbacks, which take effect at the next open) are ignored.
      *
      * @param newConfig the configuration to take the policy from.
      * @return the published policy.
