@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.store.ProcessRegistry;
+import dev.floodgate.testkit.FailingLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,9 +10,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,40 +55,14 @@ class ClockLogFailureTest
             }
             return System.nanoTime(); // real time, but injected: the clock thread beats every 100 ms
         };
-        final Logger jul = Logger.getLogger("dev.floodgate");
-        final Handler failing = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                if (String.valueOf(record.getMessage()).contains("periodic task failed"))
-                {
-                    throw new IllegalStateException("log handler failed");
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        jul.addHandler(failing);
-        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("t.map")).capacity(1_000)
-            .ticker(ticker).cleanupIntervalMs(FloodgateConfig.MAX_CLEANUP_INTERVAL_MS)
-            .limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build()))
+        try (FailingLog failing = FailingLog.on("periodic task failed");
+            Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("t.map")).capacity(1_000)
+                .ticker(ticker).cleanupIntervalMs(FloodgateConfig.MAX_CLEANUP_INTERVAL_MS)
+                .limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build()))
         {
             // 100 heartbeat periods
             assertTrue(laterBeat.await(10, TimeUnit.SECONDS), "no heartbeat in the 10 s after one beat failed " +
                 "and its log failed too (" + beats.get() + " beats): the clock thread died");
-        }
-        finally
-        {
-            jul.removeHandler(failing);
         }
     }
 }

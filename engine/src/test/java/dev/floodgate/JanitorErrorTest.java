@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.FailingLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,9 +9,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,32 +31,20 @@ class JanitorErrorTest
     @Test
     void shouldKeepRunningScheduledPassesAfterOneFailedWithAnError() throws Exception
     {
-        final AtomicInteger janitorReads = new AtomicInteger();
-        final CountDownLatch laterPass = new CountDownLatch(1);
-        final ManualTicker time = new ManualTicker(1_000_000_000_000L);
-        final Ticker ticker = () ->
-        {
-            if (Thread.currentThread().getName().equals("floodgate-janitor"))
-            {
-                if (janitorReads.incrementAndGet() == 1)
-                {
-                    throw new OutOfMemoryError("simulated: one janitor pass runs out of heap");
-                }
-                laterPass.countDown();
-            }
-            return time.nanos();
-        };
-        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("t.map")).capacity(1_000)
-            .ticker(ticker).cleanupIntervalMs(20).limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build()))
-        {
-            // 500 intervals: the next scheduled pass reads the clock within 20 ms unless the schedule was dropped
-            assertTrue(laterPass.await(10, TimeUnit.SECONDS), "no scheduled janitor pass ran in the 10 s after " +
-                "one pass threw an Error (" + janitorReads.get() + " janitor clock reads): the schedule is gone");
-        }
+        assertPassesGoOnAfterTheFirstThrows(new OutOfMemoryError("simulated: one janitor pass runs out of heap"));
     }
 
     @Test
     void shouldKeepRunningScheduledPassesAfterOneFailedAndItsLogFailed() throws Exception
+    {
+        try (FailingLog failing = FailingLog.on("janitor pass over"))
+        {
+            assertPassesGoOnAfterTheFirstThrows(new IllegalStateException("simulated: one janitor pass fails"));
+        }
+    }
+
+    /** The first scheduled pass throws {@code failure} from its first clock read; a later pass must still run. */
+    private void assertPassesGoOnAfterTheFirstThrows(final Throwable failure) throws Exception
     {
         final AtomicInteger janitorReads = new AtomicInteger();
         final CountDownLatch laterPass = new CountDownLatch(1);
@@ -69,45 +55,27 @@ class JanitorErrorTest
             {
                 if (janitorReads.incrementAndGet() == 1)
                 {
-                    throw new IllegalStateException("simulated: one janitor pass fails");
+                    throwUnchecked(failure);
                 }
                 laterPass.countDown();
             }
             return time.nanos();
         };
-        final Logger jul = Logger.getLogger("dev.floodgate");
-        final Handler failing = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                if (String.valueOf(record.getMessage()).contains("janitor pass over"))
-                {
-                    throw new IllegalStateException("log handler failed");
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        jul.addHandler(failing);
         try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("t.map")).capacity(1_000)
             .ticker(ticker).cleanupIntervalMs(20).limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build()))
         {
+            // 500 intervals: the next scheduled pass reads the clock within 20 ms unless the schedule was dropped
             assertTrue(laterPass.await(10, TimeUnit.SECONDS), "no scheduled janitor pass ran in the 10 s after " +
-                "one pass failed and its log failed (" + janitorReads.get() + " janitor clock reads): the schedule " +
-                "is gone");
+                "one pass threw " + failure + " (" + janitorReads.get() + " janitor clock reads): the schedule is gone");
         }
-        finally
+    }
+
+    private static void throwUnchecked(final Throwable failure)
+    {
+        if (failure instanceof Error error)
         {
-            jul.removeHandler(failing);
+            throw error;
         }
+        throw (RuntimeException)failure;
     }
 }

@@ -3,15 +3,13 @@ package dev.floodgate;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.FailingLog;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -71,42 +69,15 @@ class TakeoverLogFailureTest
             holder.awaitLine("HELD", 120);
             holder.kill(); // dies holding the segment's guard
         }
-        final Logger jul = Logger.getLogger("dev.floodgate");
-        final Handler failing = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                if (String.valueOf(record.getMessage()).contains("died holding"))
-                {
-                    throw new IllegalStateException("log handler failed");
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
         try (Floodgate gate = Floodgate.open(config))
         {
-            jul.addHandler(failing);
-            try
+            try (FailingLog failing = FailingLog.on("died holding"))
             {
                 gate.checkLimit(first, Action.PUBLISH);
             }
             catch (final RuntimeException expected)
             {
                 // the takeover's log failed: whatever this check answers, it must not keep the guard
-            }
-            finally
-            {
-                jul.removeHandler(failing);
             }
             final long start = System.nanoTime();
             final long result = gate.checkLimit(second, Action.PUBLISH);
