@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Makes table files: the one Chronicle Map configuration every table has, a new file built in a private
@@ -161,17 +163,16 @@ final class TableCreator
      */
     static void removeDeadTemps(final Path file, final SlotLocks locks)
     {
-        final String prefix = tempPrefix(file);
+        // the whole name, strictly: a prefix match took table t.c1's temporary files for t's (found by review)
+        final Pattern name = Pattern.compile(Pattern.quote(tempPrefix(file)) + "c([0-9]{1,2})\\.[0-9]+" +
+            Pattern.quote(TEMP_SUFFIX));
         try (DirectoryStream<Path> temps = Files.newDirectoryStream(file.toAbsolutePath().getParent(),
-            entry -> entry.getFileName().toString().startsWith(prefix) &&
-                entry.getFileName().toString().endsWith(TEMP_SUFFIX)))
+            entry -> name.matcher(entry.getFileName().toString()).matches()))
         {
             for (final Path temp : temps)
             {
-                final String rest = temp.getFileName().toString().substring(prefix.length());
-                final int end = rest.indexOf('.');
-                final int creator = end > 1 && end <= 3 && rest.substring(0, end).matches("c[0-9]+") ?
-                    Integer.parseInt(rest.substring(1, end)) : -1;
+                final Matcher matched = name.matcher(temp.getFileName().toString());
+                final int creator = matched.matches() ? Integer.parseInt(matched.group(1)) : -1;
                 if (creator >= 0 && creator < SlotLocks.CREATORS && !locks.isCreatorHeld(creator))
                 {
                     System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: removing the " +

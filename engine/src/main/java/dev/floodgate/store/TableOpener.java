@@ -55,7 +55,6 @@ final class TableOpener
         }
         else
         {
-            refuseBesideAttached(file);
             TableCreator.makeDirectory(file, groupReadable); // the lock file goes there first: it names creators
         }
         final SlotLocks locks = SlotLocks.acquire(file, groupReadable);
@@ -63,12 +62,8 @@ final class TableOpener
         try
         {
             TableCreator.removeDeadTemps(file, locks);
-            if (!Files.exists(file))
-            {
-                // before this process takes a slot: a creator is not attached, and a starter meanwhile must not
-                // take its slot for one attached to a removed table
-                TableCreator.create(file, capacity, shards, groupReadable, nowNanos, locks);
-            }
+            // before this process takes a slot: a creator is not attached
+            createUnlessAttached(file, capacity, shards, groupReadable, nowNanos, locks, 0);
             owner = locks.claimSlot();
         }
         catch (final RuntimeException | Error ex)
@@ -89,41 +84,35 @@ final class TableOpener
     }
 
     /**
-     * A table removed from under live processes (an operator's {@code rm}, a tmp cleaner, systemd's
-     * {@code RemoveIPC}) stays mapped in them, and they still hold their slots in its lock file: a new table at the
-     * path would count every quota a second time beside theirs, so it is refused until they close (found by review:
-     * 6 admitted against a limit of 3).
+     * Makes the table when it is missing, unless live processes still hold slots in its lock file: a table removed
+     * from under them (an operator's {@code rm}, a tmp cleaner, systemd's {@code RemoveIPC}) stays mapped in them, and
+     * a new table at the path would count every quota a second time beside theirs (found by review: 6 admitted
+     * against a limit of 3), so it is refused until they close. The slots are counted before the table is looked for
+     * again: a rival starter that made the table and attached meanwhile is then found with its table, which this
+     * process opens. Called before every create, however late the removal lands.
+     *
+     * @param ownOwner this process's owner word when it holds a slot already, else 0.
      */
-    private static void refuseBesideAttached(final Path file)
+    private static void createUnlessAttached(final Path file, final long capacity, final int shards,
+        final boolean groupReadable, final long nowNanos, final SlotLocks locks, final long ownOwner)
     {
-        if (!Files.exists(SlotLocks.lockFileOf(file)))
+        int attached = 0;
+        for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
-            return; // nobody ever attached here (or the path is unusable, which the creation names)
+            final long token = locks.tokenVolatile(slot);
+            attached += token != 0 && token != ownOwner && locks.isHeld(slot) ? 1 : 0;
         }
-        final SlotLocks previous = SlotLocks.acquireReadOnly(file);
-        if (previous == null)
+        if (Files.exists(file))
         {
             return;
         }
-        try
+        if (attached > 0)
         {
-            int attached = 0;
-            for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
-            {
-                attached += previous.tokenVolatile(slot) != 0 && previous.isHeld(slot) ? 1 : 0;
-            }
-            if (attached > 0)
-            {
-                throw new FloodgateFileException(file, "no such file, but " + attached + " process(es) still have " +
-                    "the table that was removed from this path open (their slots in " + previous.path() + " are " +
-                    "held): a new table here would count every quota a second time beside theirs; close them first",
-                    null);
-            }
+            throw new FloodgateFileException(file, "no such file, but " + attached + " process(es) still have " +
+                "the table that was removed from this path open (their slots in " + locks.path() + " are held): a " +
+                "new table here would count every quota a second time beside theirs; close them first", null);
         }
-        finally
-        {
-            previous.release();
-        }
+        TableCreator.create(file, capacity, shards, groupReadable, nowNanos, locks);
     }
 
     private static QuotaTable open(final Path file, final long capacity, final int shards,
@@ -131,10 +120,7 @@ final class TableOpener
     {
         for (int attempt = 0; ; attempt++)
         {
-            if (!Files.exists(file))
-            {
-                TableCreator.create(file, capacity, shards, groupReadable, nowNanos, locks);
-            }
+            createUnlessAttached(file, capacity, shards, groupReadable, nowNanos, locks, owner);
             final Object inode = TableCreator.inode(file);
             final QuotaTable table = mapExisting(file, locks, owner);
             final BootId current = BootId.current();
