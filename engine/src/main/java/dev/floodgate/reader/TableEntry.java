@@ -113,21 +113,25 @@ public record TableEntry(
     }
 
     /**
-     * A bucket's word and the units it is in, read as the lock-free lookup reads them ({@code EntryFinder}):
-     * the word before the units, both between two equal loads of the generation. A conversion publishes a new
-     * generation before it writes units, and writes them before the converted word, so a word read unfrozen is
-     * in the units read after it; a frozen word is replaced by the side record (stored before the freeze; see
-     * {@link BucketWords#recordedVolatile}).
+     * A bucket's word and the units it is in: the units version, then the word before the units (as the lock-free
+     * lookup, {@code EntryFinder}, reads word and units), all between two equal loads of the generation. A conversion
+     * publishes a new generation before it writes units, and writes them before the converted word, so a word read
+     * unfrozen is in the units read after it; a frozen word is replaced by the side record (stored before the
+     * freeze; see {@link BucketWords#recordedVolatile}).
      */
     private static TableEntry bucket(final Entry entry, final int ordinal)
     {
         for (int read = 0; read < BUCKET_READS; read++)
         {
             final long generation = entry.generationVolatile();
+            // the version before the word, as a probe loads it: loaded after a frozen word, it could be that of the
+            // conversion the word was frozen for, finished meanwhile, and then the side record loaded next, still the
+            // one before it, passed recordedVolatile's test once the next conversion froze the word again (found in
+            // CI: version 2 reported with version 1's limit)
+            final int version = entry.unitsVersionVolatile();
             long tat = BucketWords.tatVolatile(entry);
             long limit = entry.limitVolatile();
             long windowMs = entry.windowMsVolatile();
-            final int version = entry.unitsVersionVolatile();
             final BucketWords.Recorded recorded = tat != BucketWords.FROZEN_TAT || generation == Entry.TOMBSTONE ?
                 null : BucketWords.recordedVolatile(entry, version);
             if (recorded != null)

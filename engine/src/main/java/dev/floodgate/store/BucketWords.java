@@ -95,8 +95,9 @@ public final class BucketWords
      * still frozen.
      *
      * @param entry   the entry.
-     * @param version the entry's units version, loaded before this call (with the entry's units, or after the
-     *                frozen word): the record is whole when no conversion recorded a version since.
+     * @param version the entry's units version, loaded before the frozen word (loaded after it, it may be that of
+     *                the conversion the word was frozen for, finished since, while the record read is still the one
+     *                before it): the record is whole when no conversion recorded a version since.
      * @return the record, or null when the word is not frozen or a conversion moved on under the read.
      */
     public static Recorded recordedVolatile(final Entry entry, final int version)

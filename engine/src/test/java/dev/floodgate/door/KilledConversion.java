@@ -46,4 +46,12 @@ public final class KilledConversion
         BucketConversion.run(entry, generations, limit, windowMs, new TokenBucket(limit, windowMs), version, nowNanos,
             BucketConversion.STEPS);
     }
+
+    /** Runs the first {@code steps} steps of a conversion of {@code entry} (1 to {@link BucketConversion#STEPS}). */
+    public static void convert(final Entry entry, final java.util.function.LongSupplier generations, final long limit,
+        final long windowMs, final long version, final long nowNanos, final int steps)
+    {
+        BucketConversion.run(entry, generations, limit, windowMs, new TokenBucket(limit, windowMs), version, nowNanos,
+            steps);
+    }
 }

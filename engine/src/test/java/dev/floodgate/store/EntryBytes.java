@@ -26,4 +26,16 @@ public final class EntryBytes
     {
         entry.value.putByte(EntryLayout.ACTION_OFFSET, action);
     }
+
+    /** @return the offset of a bucket's TAT word in its value, for a test that hooks its loads. */
+    public static int stateOffset()
+    {
+        return EntryLayout.STATE_OFFSET;
+    }
+
+    /** @return the offset of a conversion's side record word in a bucket's value, for a test that hooks its loads. */
+    public static int conversionTatOffset()
+    {
+        return EntryLayout.CONVERSION_TAT_OFFSET;
+    }
 }
