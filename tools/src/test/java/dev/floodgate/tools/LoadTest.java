@@ -57,12 +57,19 @@ class LoadTest
             final long[] window = new long[2];
             final CountDownLatch released = new CountDownLatch(1);
             final CompletableFuture<List<WorkerProcess>> run = CompletableFuture.supplyAsync(() -> LoadRun.run(2,
-                List.of("-Xmx128m", "-XX:+UseSerialGC"), args, scratch.dir(), durationNs, earliest ->
+                List.of("-Xmx128m", "-XX:+UseSerialGC"), i -> args, scratch.dir(), durationNs, 0, earliest ->
                 {
                     window[0] = alignment.applyAsLong(earliest);
                     window[1] = window[0] + durationNs;
                     return window[0];
-                }, new PrintWriter(progress), released::countDown));
+                }, new PrintWriter(progress), new LoadRun.Observer()
+                {
+                    @Override
+                    public void released(final long startNanos, final long endNanos)
+                    {
+                        released.countDown();
+                    }
+                }));
             assertEquals(0, Cli.run("dump", "--file", file.toString()).code()); // warm this JVM's reader
             // Start reading when the load starts: the workers' start-up is not what this test is about, and on a
             // busy 2-core host a reader spinning meanwhile only slows their JVMs down.

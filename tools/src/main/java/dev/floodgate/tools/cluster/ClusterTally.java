@@ -8,12 +8,13 @@ import java.io.PrintWriter;
 import java.util.Map;
 
 /**
- * What a cluster run of {@code demo} or {@code bench} is judged by. Before the workers start it reads the Redis
- * server's clock and its script-call count ({@code INFO commandstats}); afterwards it reads them again, and
- * compares each identifier's admissions with the allowance of the cluster's bucket over that time (full at the
- * start, plus its refill): EXACT when equal, WITHIN when short by no more than the leases the nodes may hold
- * unspent (two per node: a lease and the half left when the next was asked for), WRONG when over the allowance
- * or further under. Round trips are the server's script calls over the run, beside admitted / lease: they follow
+ * What a cluster run of {@code demo} or {@code bench} is judged by. When the workers are released it reads the
+ * Redis server's clock (mapped to the run's start) and its script-call count ({@code INFO commandstats}); when the
+ * run's end time passes it reads them again, and compares each identifier's admissions with the allowance of the
+ * cluster's bucket over the run, in the server's time (full at the start, plus its refill): EXACT when equal,
+ * WITHIN when short by no more than the leases the nodes may hold unspent (two per node: a lease and the half left
+ * when the next was asked for), WRONG when over the allowance or further under, NOT_TESTED when no identifier
+ * attempted more than its allowance (the quota was never reached, so nothing about it was shown). Round trips are the server's script calls over the run, beside admitted / lease: they follow
  * the tokens admitted, not the checks.
  */
 public final class ClusterTally
@@ -26,11 +27,13 @@ public final class ClusterTally
         /** None over, some under by no more than the leases held unspent. */
         WITHIN,
         /** Over the allowance, or under by more than the lease bound. */
-        WRONG
+        WRONG,
+        /** No identifier attempted more than its allowance: the quota never had to refuse. */
+        NOT_TESTED
     }
 
     private final ClusterQuota quota;
-    private final long startWallMs = System.currentTimeMillis();
+    private long startWallMs;
     private long startMs = -1;
     private long startCalls = -1;
     private long endMs;
@@ -41,13 +44,21 @@ public final class ClusterTally
         this.quota = quota;
     }
 
-    /** @param quota the run's cluster quota. @return a tally that has read the server's figures now. */
-    public static ClusterTally begin(final ClusterQuota quota)
+    /**
+     * @param quota      the run's cluster quota.
+     * @param startNanos when the run starts, monotonic (the workers are released a little before).
+     * @return a tally that has read the server's figures now, its clock mapped to the run's start.
+     */
+    public static ClusterTally begin(final ClusterQuota quota, final long startNanos)
     {
         final ClusterTally tally = new ClusterTally(quota);
+        tally.startWallMs = System.currentTimeMillis() + toMs(startNanos - System.nanoTime());
         try (ServerConnection server = ServerConnection.open(quota.uri()))
         {
-            tally.startMs = server.timeMs();
+            final long before = System.nanoTime();
+            final long serverMs = server.timeMs();
+            final long read = before + (System.nanoTime() - before) / 2;
+            tally.startMs = serverMs + toMs(startNanos - read);
             tally.startCalls = server.scriptCalls();
         }
         catch (final RedisException ex)
@@ -57,7 +68,12 @@ public final class ClusterTally
         return tally;
     }
 
-    /** Reads the server's figures after the run. */
+    private static long toMs(final long nanos)
+    {
+        return Math.round(nanos / 1e6);
+    }
+
+    /** Reads the server's figures at the run's end: the allowance is the refill over the run, not its teardown. */
     public void end()
     {
         endMs = System.currentTimeMillis() - startWallMs;
@@ -90,6 +106,7 @@ public final class ClusterTally
         long shortBy = 0;
         int keys = 0;
         boolean over = false;
+        boolean reached = false;
         for (final Exactness.KeyTotal total : totals.values())
         {
             if (total.action() != quota.action())
@@ -101,6 +118,7 @@ public final class ClusterTally
             admitted += total.admitted();
             expected += allowed;
             over |= total.admitted() > allowed;
+            reached |= total.attempts() > allowance;
             shortBy = Math.max(shortBy, allowed - total.admitted());
         }
         out.printf("cluster  %,d per %s per identifier (%s), leased %,d at a time: over %s of %s time the bucket " +
@@ -119,7 +137,8 @@ public final class ClusterTally
         {
             out.println("round trips not visible (the server did not answer TIME and INFO commandstats)");
         }
-        final Verdict verdict = over || shortBy > bound ? Verdict.WRONG : shortBy == 0 ? Verdict.EXACT : Verdict.WITHIN;
+        final Verdict verdict = over || shortBy > bound ? Verdict.WRONG : !reached ? Verdict.NOT_TESTED :
+            shortBy == 0 ? Verdict.EXACT : Verdict.WITHIN;
         switch (verdict)
         {
             case EXACT -> out.printf("EXACT: %d identifier%s, the cluster allowed %,d and %,d were admitted%n", keys,
@@ -127,6 +146,9 @@ public final class ClusterTally
             case WITHIN -> out.printf("WITHIN: the cluster allowed %,d, %,d were admitted; short by at most %,d on " +
                 "an identifier, within the %,d the %d node%s may hold leased and unspent%n", expected, admitted,
                 shortBy, bound, nodes, nodes == 1 ? "" : "s");
+            case NOT_TESTED -> out.printf("NOT TESTED: no identifier attempted more than the cluster allows (%,d " +
+                "each), so the quota never had to refuse; %,d were admitted (lower the cluster limit)%n", allowance,
+                admitted);
             default -> out.printf("WRONG: the cluster allowed %,d, %,d were admitted (%s)%n", expected, admitted,
                 over ? "over the cluster quota" : "short by " + shortBy + " on an identifier, more than the " +
                     bound + " the nodes may hold leased");

@@ -4,17 +4,19 @@ import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.cluster.ClusterBuckets;
 import dev.floodgate.tools.cluster.ClusterOptions;
 import dev.floodgate.tools.cluster.ClusterQuota;
 import dev.floodgate.tools.cluster.ClusterTally;
 import dev.floodgate.tools.cluster.ServerConnection;
 import dev.floodgate.tools.format.Durations;
-import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.load.Exactness;
 import dev.floodgate.tools.load.Lane;
 import dev.floodgate.tools.load.LoadOptions;
 import dev.floodgate.tools.load.LoadResult;
+import dev.floodgate.tools.load.LoadRun;
 import dev.floodgate.tools.load.ScratchTable;
+import dev.floodgate.tools.load.Throughput;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
 import org.HdrHistogram.Histogram;
@@ -48,7 +50,14 @@ public final class BenchCommand implements Callable<Integer>
     /** Low enough that the keys run out within any run, so the exactness line has refusals to judge. */
     private static final long DEFAULT_WINDOW_LIMIT = 1_000L;
     private static final long[] NICE_LIMITS = {100_000, 50_000, 20_000, 10_000, 5_000, 2_000, 1_000, 500, 200, 100};
-    private static final List<String> WORKER_JVM = List.of("-Xmx256m");
+    /** A worker's heap besides its per-key counters: the engine's caches, the JIT's, the histograms. */
+    private static final long BASE_HEAP_BYTES = 256L << 20;
+    /** Per key and load thread: its admitted and refused counters. */
+    private static final long COUNTER_BYTES = 16;
+    /** Per key: its identifier, shared by the threads (String, its bytes, the array's slot). */
+    private static final long KEY_BYTES = 128;
+    /** Most threads x keys per worker: 64 MB of counters on top of its heap. */
+    static final long MAX_THREAD_KEYS = 4_000_000L;
 
     @Spec
     private CommandSpec spec;
@@ -89,6 +98,14 @@ public final class BenchCommand implements Callable<Integer>
         final long warmupNs = warmup == null ? 0 : parseDuration("--warmup", warmup);
         load.validate(spec);
         LoadOptions.requireRange(spec, "--keys", keys, 1, 1_000_000);
+        if ((long)keys * load.threads() > MAX_THREAD_KEYS)
+        {
+            // each load thread counts every key: the worker's heap grows with their product
+            throw new ParameterException(spec.commandLine(), "--keys " + keys + " with --threads " + load.threads() +
+                ": each thread of a worker JVM counts every key, " + String.format("%,d", (long)keys * load.threads()) +
+                " counters; expected --keys x --threads at most " + String.format("%,d", MAX_THREAD_KEYS) +
+                " (fewer keys or threads)");
+        }
         final boolean bucket = chosen == Lane.Door.BUCKET;
         final Action action = bucket ? Action.AUTH : Action.PUBLISH;
         final long windowMs = bucket ? BUCKET_WINDOW_MS : WINDOW_WINDOW_MS;
@@ -120,7 +137,8 @@ public final class BenchCommand implements Callable<Integer>
         final long capacity = Math.max(FloodgateConfig.DEFAULT_CAPACITY, 4L * keys + 100);
         try (ScratchTable scratch = load.scratch(capacity, "floodgate-bench-", sharedMemory()))
         {
-            final Lane lane = new Lane(chosen, action, load.threads(), 0, "key-", keys);
+            final String prefix = quota == null ? "key-" : ClusterBuckets.runPrefix();
+            final Lane lane = new Lane(chosen, action, load.threads(), 0, prefix, keys);
             out.printf("Floodgate bench: %d JVMs x %d threads, %s door (%s) on %,d keys, limit %,d per %s per key, " +
                 "for %s%n", load.processes(), load.threads(), chosen.name().toLowerCase(Locale.ROOT),
                 bucket ? "checkLimit" : "checkLimitInCaller", keys, perKey, Durations.nanos(windowMs * 1_000_000L),
@@ -147,14 +165,41 @@ public final class BenchCommand implements Callable<Integer>
                     Durations.nanos(quota.windowMs() * 1_000_000L), quota.uri(), quota.lease());
                 args.addAll(quota.workerArgs());
             }
-            final LoadResult result = LoadResult.run(load, scratch, WORKER_JVM, args, durationNs, alignment, out,
-                () -> tally[0] = quota == null ? null : ClusterTally.begin(quota));
+            final LoadResult result;
+            try
+            {
+                result = LoadResult.run(load, scratch, workerJvm(), args, durationNs, warmupNs, alignment, out,
+                    new LoadRun.Observer()
+                    {
+                        @Override
+                        public void released(final long startNanos, final long endNanos)
+                        {
+                            tally[0] = quota == null ? null : ClusterTally.begin(quota, startNanos);
+                        }
+
+                        @Override
+                        public void ended()
+                        {
+                            if (tally[0] != null)
+                            {
+                                tally[0].end();
+                            }
+                        }
+                    });
+            }
+            finally
+            {
+                if (quota != null)
+                {
+                    ClusterBuckets.delete(quota, action, prefix, System.err);
+                }
+            }
             final List<WorkerProcess> workers = result.workers();
             out.println();
-            final Histogram latency = printThroughput(out, workers);
+            final Histogram latency = Throughput.print(out, workers);
             out.println();
-            out.printf("latency per check (ns, timer included): p50 %,d  p90 %,d  p99 %,d  p99.9 %,d  p99.99 %,d  " +
-                "max %,d%n", latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
+            out.printf("latency per check (ns, timer included, %,d samples): p50 %,d  p90 %,d  p99 %,d  p99.9 %,d  " +
+                "p99.99 %,d  max %,d%n", latency.getTotalCount(), latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
                 latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9),
                 latency.getValueAtPercentile(99.99), latency.getMaxValue());
             final Exactness.Verdict verdict = Exactness.check(action, perKey, Exactness.merge(workers),
@@ -199,7 +244,6 @@ public final class BenchCommand implements Callable<Integer>
     private static int clusterVerdict(final PrintWriter out, final ClusterTally tally, final List<WorkerProcess> workers,
         final long refused, final long inTable)
     {
-        tally.end();
         final ClusterTally.Verdict verdict = tally.print(out, Exactness.merge(workers), 1);
         if (refused != inTable)
         {
@@ -209,40 +253,11 @@ public final class BenchCommand implements Callable<Integer>
         return verdict != ClusterTally.Verdict.WRONG && refused == inTable ? ExitCode.OK : ExitCode.REFUSED;
     }
 
-    private Histogram printThroughput(final PrintWriter out, final List<WorkerProcess> workers)
+    /** @return the workers' JVM options: a heap for the engine plus the counters of every key in every thread. */
+    private List<String> workerJvm()
     {
-        final TextTable table = new TextTable(new String[] {"JVM", "PID", "CHECKS", "CHECKS/S", "ADMITTED", "REFUSED"},
-            new boolean[] {false, true, true, true, true, true});
-        final Histogram all = new Histogram(3);
-        long checks = 0;
-        double rate = 0;
-        long admitted = 0;
-        long refused = 0;
-        for (final WorkerProcess worker : workers)
-        {
-            long a = 0;
-            long r = 0;
-            for (final long[] counts : worker.keys().values())
-            {
-                a += counts[0];
-                r += counts[1];
-            }
-            final double perSecond = worker.checks() / (worker.elapsedNanos() / 1e9);
-            table.row("#" + worker.index(), Long.toString(worker.pid()), String.format("%,d", worker.checks()),
-                String.format("%,.0f", perSecond), String.format("%,d", a), String.format("%,d", r));
-            checks += worker.checks();
-            rate += perSecond;
-            admitted += a;
-            refused += r;
-            if (worker.histogram() != null)
-            {
-                all.add(worker.histogram());
-            }
-        }
-        table.row("total", "", String.format("%,d", checks), String.format("%,.0f", rate),
-            String.format("%,d", admitted), String.format("%,d", refused));
-        table.print(out);
-        return all;
+        final long bytes = BASE_HEAP_BYTES + COUNTER_BYTES * keys * load.threads() + KEY_BYTES * keys;
+        return List.of("-Xmx" + ((bytes + (1 << 20) - 1) >> 20) + "m");
     }
 
     private Lane.Door parseDoor()

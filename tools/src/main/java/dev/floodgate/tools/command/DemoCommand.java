@@ -92,6 +92,15 @@ public final class DemoCommand implements Callable<Integer>
         }
         if (cluster)
         {
+            for (final String option : new String[] {"--ips", "--publish-limit", "--auth-limit"})
+            {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option))
+                {
+                    throw new ParameterException(spec.commandLine(), option + ": not with --cluster, whose nodes " +
+                        "hammer one identifier's cluster quota (--cluster-limit, --cluster-lease) and no login " +
+                        "quota; without --cluster the demo runs the node's quotas");
+                }
+            }
             if (load.file() != null)
             {
                 throw new ParameterException(spec.commandLine(), "--file " + load.file() + ": not with --cluster, " +

@@ -38,35 +38,37 @@ public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, 
     public static LoadResult run(final LoadOptions options, final ScratchTable scratch, final List<String> jvmArgs,
         final List<String> workerArgs, final long durationNs, final WindowAlignment alignment, final PrintWriter out)
     {
-        return run(options, scratch, jvmArgs, workerArgs, durationNs, alignment, out, () -> {});
+        return run(options, scratch, jvmArgs, workerArgs, durationNs, 0, alignment, out, LoadRun.Observer.NONE);
     }
 
     /**
-     * As {@link #run(LoadOptions, ScratchTable, List, List, long, WindowAlignment, PrintWriter)}, telling
-     * {@code onRelease} when the workers have been released (e.g. to read the cluster's figures at the start).
+     * As {@link #run(LoadOptions, ScratchTable, List, List, long, WindowAlignment, PrintWriter)}, with a warm-up,
+     * telling {@code observer} when the workers have been released and when the run ended (e.g. to read the
+     * cluster's figures over the run).
      *
      * @param options    the processes to start.
      * @param scratch    the table.
      * @param jvmArgs    the workers' JVM options.
      * @param workerArgs the {@code worker} command's arguments.
      * @param durationNs how long the workers run.
+     * @param warmupNs   each worker's warm-up before it says READY, 0 for none.
      * @param alignment  keeps a window-door run inside one window; null for the bucket door.
      * @param out        where the progress goes.
-     * @param onRelease  run once every worker has its start time.
+     * @param observer   told of the release and of the run's end.
      * @return the outcome.
      */
     public static LoadResult run(final LoadOptions options, final ScratchTable scratch, final List<String> jvmArgs,
-        final List<String> workerArgs, final long durationNs, final WindowAlignment alignment, final PrintWriter out,
-        final Runnable onRelease)
+        final List<String> workerArgs, final long durationNs, final long warmupNs, final WindowAlignment alignment,
+        final PrintWriter out, final LoadRun.Observer observer)
     {
         final long[] startEnd = new long[2];
-        final List<WorkerProcess> workers = LoadRun.run(options.processes(), jvmArgs, workerArgs, scratch.dir(),
-            durationNs, earliest ->
+        final List<WorkerProcess> workers = LoadRun.run(options.processes(), jvmArgs, i -> workerArgs, scratch.dir(),
+            durationNs, warmupNs, earliest ->
             {
                 startEnd[0] = alignment == null ? earliest : alignment.applyAsLong(earliest);
                 startEnd[1] = startEnd[0] + durationNs;
                 return startEnd[0];
-            }, out, onRelease);
+            }, out, observer);
         final long[] degraded = new long[Action.values().length];
         final Map<TableEntry, EntryState> states = new IdentityHashMap<>();
         try (FloodgateReader reader = FloodgateReader.open(scratch.file()))

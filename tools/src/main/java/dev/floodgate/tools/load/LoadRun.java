@@ -30,74 +30,63 @@ public final class LoadRun
 
     /** Added by the command's thread, reaped by the shutdown hook's too. */
     private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
+    /** Held while a worker starts and while the reaper sets {@link #stopping}. */
+    private final Object lock = new Object();
+    /** Set by the reaper (shutdown hook or the run's end): no worker starts after it. */
+    private boolean stopping;
 
     private LoadRun()
     {
     }
 
+    /** What a caller learns of the run's phases, e.g. to read a cluster's figures over exactly the run. */
+    public interface Observer
+    {
+        /** Does nothing. */
+        Observer NONE = new Observer()
+        {
+        };
+
+        /**
+         * Every worker has its start time.
+         *
+         * @param startNanos when the workers start, monotonic.
+         * @param endNanos   when they stop, monotonic.
+         */
+        default void released(final long startNanos, final long endNanos)
+        {
+        }
+
+        /** The run's end time has passed (the workers may still be reporting). */
+        default void ended()
+        {
+        }
+    }
+
     /**
-     * @param processes  worker JVMs.
-     * @param jvmArgs    the workers' JVM options (heap, JIT), besides the engine's flags.
-     * @param workerArgs the {@code worker} command's arguments (file, lanes, limits).
-     * @param logDir     where each worker's standard error goes.
-     * @param durationNs how long the workers run.
-     * @param alignStart given the earliest start, returns the start to use (e.g. to keep a run inside one window).
-     * @param out        where the progress line goes.
+     * How long the workers may take to say READY: opening the table (Chronicle's code generation on a busy host),
+     * plus the warm-up they run before READY.
+     *
+     * @param warmupNanos the workers' warm-up, 0 for none.
+     * @return the READY timeout in nanoseconds.
+     */
+    public static long readyTimeoutNanos(final long warmupNanos)
+    {
+        return READY_TIMEOUT_NANOS + Math.max(0, warmupNanos);
+    }
+
+    /**
+     * @param processes   worker JVMs.
+     * @param jvmArgs     the workers' JVM options (heap, JIT), besides the engine's flags.
+     * @param workerArgs  given the worker's number (from 1), its {@code worker} command's arguments.
+     * @param logDir      where each worker's standard error goes.
+     * @param durationNs  how long the workers run.
+     * @param warmupNs    the warm-up each worker runs before it says READY, 0 for none.
+     * @param alignStart  given the earliest start, returns the start to use (e.g. to keep a run inside one window).
+     * @param out         where the progress line goes.
+     * @param observer    told when the workers are released and when the run ends.
      * @return the finished workers, every one of which exited cleanly.
      * @throws CliException exit code 1 when a worker fails to start, report or finish.
-     */
-    public static List<WorkerProcess> run(
-        final int processes,
-        final List<String> jvmArgs,
-        final List<String> workerArgs,
-        final Path logDir,
-        final long durationNs,
-        final LongUnaryOperator alignStart,
-        final PrintWriter out)
-    {
-        return run(processes, jvmArgs, workerArgs, logDir, durationNs, alignStart, out, () -> {});
-    }
-
-    /**
-     * As {@link #run(int, List, List, Path, long, LongUnaryOperator, PrintWriter)}, telling {@code onRelease}
-     * when every worker has been released, so an observer can start exactly when the load does.
-     *
-     * @param processes  worker JVMs.
-     * @param jvmArgs    the workers' JVM options.
-     * @param workerArgs the {@code worker} command's arguments.
-     * @param logDir     where each worker's standard error goes.
-     * @param durationNs how long the workers run.
-     * @param alignStart given the earliest start, returns the start to use.
-     * @param out        where the progress line goes.
-     * @param onRelease  run once every worker has its start time.
-     * @return the finished workers.
-     */
-    public static List<WorkerProcess> run(
-        final int processes,
-        final List<String> jvmArgs,
-        final List<String> workerArgs,
-        final Path logDir,
-        final long durationNs,
-        final LongUnaryOperator alignStart,
-        final PrintWriter out,
-        final Runnable onRelease)
-    {
-        return run(processes, jvmArgs, i -> workerArgs, logDir, durationNs, alignStart, out, onRelease);
-    }
-
-    /**
-     * As {@link #run(int, List, List, Path, long, LongUnaryOperator, PrintWriter, Runnable)}, with each worker's
-     * own arguments (e.g. each its own table, as the nodes of {@code demo --cluster}).
-     *
-     * @param processes  worker JVMs.
-     * @param jvmArgs    the workers' JVM options.
-     * @param workerArgs given the worker's number (from 1), its {@code worker} command's arguments.
-     * @param logDir     where each worker's standard error goes.
-     * @param durationNs how long the workers run.
-     * @param alignStart given the earliest start, returns the start to use.
-     * @param out        where the progress line goes.
-     * @param onRelease  run once every worker has its start time.
-     * @return the finished workers.
      */
     public static List<WorkerProcess> run(
         final int processes,
@@ -105,16 +94,17 @@ public final class LoadRun
         final IntFunction<List<String>> workerArgs,
         final Path logDir,
         final long durationNs,
+        final long warmupNs,
         final LongUnaryOperator alignStart,
         final PrintWriter out,
-        final Runnable onRelease)
+        final Observer observer)
     {
         final LoadRun run = new LoadRun();
         final Thread reaper = new Thread(run::reapAll, "floodgate-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
         try
         {
-            return run.execute(processes, jvmArgs, workerArgs, logDir, durationNs, alignStart, out, onRelease);
+            return run.execute(processes, jvmArgs, workerArgs, logDir, durationNs, warmupNs, alignStart, out, observer);
         }
         catch (final InterruptedException ex)
         {
@@ -141,9 +131,10 @@ public final class LoadRun
         final IntFunction<List<String>> workerArgs,
         final Path logDir,
         final long durationNs,
+        final long warmupNs,
         final LongUnaryOperator alignStart,
         final PrintWriter out,
-        final Runnable onRelease) throws InterruptedException
+        final Observer observer) throws InterruptedException
     {
         // starting JVMs and letting Chronicle map the table takes seconds of silence on a busy host: say so first
         out.printf("starting %d worker JVM%s for %s ...%n", processes, processes == 1 ? "" : "s",
@@ -159,19 +150,30 @@ public final class LoadRun
                 args.addAll(List.of("--worker", Integer.toString(i)));
                 final List<String> own = JvmFlags.javaCommand(FloodgateCli.class.getName(),
                     System.getProperty("java.class.path"), jvmArgs, args);
-                workers.add(WorkerProcess.start(i, own, logDir.resolve("worker-" + i + ".log")));
+                synchronized (lock)
+                {
+                    if (stopping)
+                    {
+                        // the JVM is shutting down (Ctrl-C) and the reaper has run or runs now: a worker started
+                        // now would be missed by it and outlive the command
+                        throw new CliException(ExitCode.REFUSED, "stopped while starting worker JVM " + i);
+                    }
+                    workers.add(WorkerProcess.start(i, own, logDir.resolve("worker-" + i + ".log")));
+                }
             }
             catch (final IOException ex)
             {
                 throw new CliException(ExitCode.REFUSED, "cannot start worker JVM " + i + ": " + ex.getMessage());
             }
         }
-        final long readyDeadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+        final long readyDeadline = System.nanoTime() + readyTimeoutNanos(warmupNs);
         for (final WorkerProcess worker : workers)
         {
             if (!worker.awaitReady(readyDeadline))
             {
-                throw new CliException(ExitCode.REFUSED, "a worker did not open the table: " + worker.failure());
+                throw new CliException(ExitCode.REFUSED, "a worker did not open the table" + (warmupNs > 0 ?
+                    " and finish its warm-up" : "") + " within " + Durations.nanos(readyTimeoutNanos(warmupNs)) +
+                    ": " + worker.failure());
             }
         }
         final long start = alignStart.applyAsLong(System.nanoTime() + RELEASE_DELAY_NANOS);
@@ -187,8 +189,9 @@ public final class LoadRun
                 throw new CliException(ExitCode.REFUSED, "cannot release worker: " + worker.failure());
             }
         }
-        onRelease.run();
+        observer.released(start, end);
         progress(out, start, end);
+        observer.ended();
         final long exitDeadline = end + EXIT_GRACE_NANOS;
         for (final WorkerProcess worker : workers)
         {
@@ -251,6 +254,10 @@ public final class LoadRun
 
     private void reapAll()
     {
+        synchronized (lock)
+        {
+            stopping = true; // no worker starts after this: every one started is in the list
+        }
         for (final WorkerProcess worker : workers)
         {
             worker.reap();

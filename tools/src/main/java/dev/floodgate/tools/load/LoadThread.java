@@ -23,17 +23,20 @@ final class LoadThread extends Thread
     final long[] refused;
     final Histogram histogram;
     private final int firstKey;
+    /** The lane's identifiers, one array shared by the lane's threads. */
+    private final String[] keys;
     /** Read by the worker once the thread ended. */
     long checks;
     long elapsedNanos;
     Throwable failure;
 
-    LoadThread(final Floodgate gate, final Lane lane, final int t, final int slot, final AtomicLongArray progress,
-        final long start, final long end, final boolean latency, final int worker)
+    LoadThread(final Floodgate gate, final Lane lane, final String[] keys, final int t, final int slot,
+        final AtomicLongArray progress, final long start, final long end, final boolean latency, final int worker)
     {
         super("load-" + lane.action().configPrefix() + "-" + t);
         this.gate = gate;
         this.lane = lane;
+        this.keys = keys;
         this.slot = slot;
         this.progress = progress;
         this.start = start;
@@ -53,11 +56,6 @@ final class LoadThread extends Thread
     {
         try
         {
-            final String[] keys = new String[lane.keyCount()];
-            for (int k = 0; k < keys.length; k++)
-            {
-                keys[k] = lane.key(k);
-            }
             final boolean bucket = lane.door() == Lane.Door.BUCKET;
             final Action action = lane.action();
             final long pauseNanos = lane.pauseMicros() * 1_000L;

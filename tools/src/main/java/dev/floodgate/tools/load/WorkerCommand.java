@@ -107,6 +107,7 @@ public final class WorkerCommand implements Callable<Integer>
                 "never a new one");
             return 1;
         }
+        final java.util.concurrent.CompletableFuture<String> go = watchParent();
         final FloodgateConfig.Builder builder = FloodgateConfig.builder().file(file).capacity(capacity);
         for (final String limit : limits)
         {
@@ -128,18 +129,47 @@ public final class WorkerCommand implements Callable<Integer>
                 return 1;
             }
             out.println("READY " + ProcessHandle.current().pid());
-            final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            final String go = in.readLine();
-            if (go == null || !go.startsWith("GO "))
+            final String line = go.get();
+            if (!line.startsWith("GO "))
             {
-                System.err.println("worker: expected 'GO start end' on standard input, got " + go);
+                System.err.println("worker: expected 'GO start end' on standard input, got " + line);
                 return 1;
             }
-            final String[] words = go.split(" ");
+            final String[] words = line.split(" ");
             final long start = Long.parseLong(words[1]);
             final long end = Long.parseLong(words[2]);
             return run(gate, parsed, start, end, out);
         }
+    }
+
+    /**
+     * Reads standard input from the start, on a daemon thread: its first line (GO) completes the future, and its
+     * end (the command that started this JVM is gone, even by SIGKILL, which runs no hook of its) ends this JVM,
+     * in any phase: opening the table, connecting to the cluster, warming up or running.
+     */
+    private static java.util.concurrent.CompletableFuture<String> watchParent()
+    {
+        final java.util.concurrent.CompletableFuture<String> go = new java.util.concurrent.CompletableFuture<>();
+        final Thread watcher = new Thread(() ->
+        {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)))
+            {
+                for (String line = in.readLine(); line != null; line = in.readLine())
+                {
+                    go.complete(line);
+                }
+            }
+            catch (final java.io.IOException ex)
+            {
+                // as the end of the input: the parent is gone
+            }
+            System.err.println("worker: standard input closed, the command that started this worker has ended; " +
+                "stopping");
+            System.exit(1);
+        }, "worker-parent-watch");
+        watcher.setDaemon(true);
+        watcher.start();
+        return go;
     }
 
     private int run(final Floodgate gate, final List<Lane> lanes, final long start, final long end,
@@ -241,9 +271,16 @@ public final class WorkerCommand implements Callable<Integer>
         int index = 0;
         for (final Lane lane : lanes)
         {
+            // one array of the lane's identifiers for all its threads: a copy each would multiply the heap by the
+            // threads (bench's --keys x --threads)
+            final String[] keys = new String[lane.keyCount()];
+            for (int k = 0; k < keys.length; k++)
+            {
+                keys[k] = lane.key(k);
+            }
             for (int t = 0; t < lane.threads(); t++)
             {
-                threads.add(new LoadThread(gate, lane, t, index++, progress, start, end, latency, worker));
+                threads.add(new LoadThread(gate, lane, keys, t, index++, progress, start, end, latency, worker));
             }
         }
         threads.forEach(Thread::start);

@@ -1,0 +1,317 @@
+package dev.floodgate.tools;
+
+import dev.floodgate.tools.cluster.ServerConnection;
+import dev.floodgate.tools.load.LoadRun;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The load commands (demo, bench) as a user meets them: usage errors before any work, verdicts that claim only what
+ * a run showed, figures that stay numbers, and no worker JVM or Redis bucket left behind. Runs are as short as still
+ * shows each behaviour, and one run shows what it can.
+ */
+class LoadCommandsTest
+{
+    @TempDir
+    Path dir;
+
+    /**
+     * {@code demo --cluster --cluster-limit 0} is a usage error, found before the demo starts (and, when absent,
+     * installs) a redis-server: on a host without redis-server the user is told what is wrong with the option.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void clusterDemoChecksItsOptionsBeforeItNeedsARedisServer() throws Exception
+    {
+        final Path emptyBin = Files.createDirectory(dir.resolve("bin")); // no redis-server on this PATH
+        final Cli.Result result = CliProcess.run(dir, Map.of("PATH", emptyBin.toString(),
+            "FLOODGATE_REDIS_ENSURE", "/bin/false"), "demo", "--cluster", "--cluster-limit", "0");
+        assertEquals(2, result.code(), result::toString);
+        assertTrue(result.err().contains("--cluster-limit 0"), result::toString);
+    }
+
+    /**
+     * {@code --cluster-limit} and {@code --cluster-lease} without {@code --cluster} are usage errors ("would be
+     * ignored"), and so is the reverse: with {@code --cluster} the node demo's {@code --ips},
+     * {@code --publish-limit} and {@code --auth-limit} would be neither validated nor used.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void clusterDemoRefusesTheNodeDemosOptionsItWouldIgnore()
+    {
+        for (final String[] option : new String[][] {{"--ips", "0"}, {"--publish-limit", "-5"}, {"--auth-limit", "10"}})
+        {
+            final Cli.Result result = Cli.run("demo", "--cluster", "--processes", "1", "--threads", "1", "--seconds",
+                "1", option[0], option[1]);
+            assertEquals(2, result.code(), result::toString);
+            assertTrue(result.err().contains(option[0] + ": not with --cluster"), result::toString);
+        }
+    }
+
+    /**
+     * One cluster demo of 1 s, its quota far above what it can attempt, shows two things. The verdict: every check
+     * is admitted, and EXACT (or WITHIN) and "stayed within the cluster quota" would claim what was never tested (the
+     * node path says "exactness not tested"). The allowance: it is the bucket's refill over the run, in Redis's
+     * time, not over the release delay and the teardown too (1.4 s for a 1 s run), which would hide an
+     * over-admission of that much refill.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void clusterVerdictIsOverTheRunAndNotClaimedWhenTheQuotaWasNeverReached()
+    {
+        final Cli.Result result = Cli.run("demo", "--cluster", "--processes", "1", "--threads", "1", "--seconds", "1",
+            "--cluster-limit", "100000000", "--cluster-lease", "0");
+        final String out = result.out();
+        assertEquals(0, result.code(), result::toString);
+        assertFalse(out.matches("(?s).*\n(EXACT|WITHIN): .*"), "a verdict on a quota no identifier reached: " + out);
+        assertTrue(out.contains("\nNOT TESTED: ") && out.contains("OK, but the cluster quota was not tested"), out);
+        final Matcher over = Pattern.compile(" over ([\\d.]+)s of Redis's time").matcher(out);
+        assertTrue(over.find(), result::toString);
+        final double seconds = Double.parseDouble(over.group(1));
+        assertTrue(seconds >= 0.9 && seconds <= 1.1, "a run of 1.0 s judged over " + seconds + " s of refill: " + out);
+    }
+
+    /**
+     * The parent of the worker JVMs is killed (SIGKILL: the OOM killer, a CI job's timeout, kill -9): no shutdown
+     * hook runs. Its workers notice the end of their standard input, which they read from the start, and stop: they
+     * do not check on until their end time, up to 10 minutes later (plus a warm-up of up to 10 more), with the table
+     * left under /dev/shm (as the command's redis-server has its watchdog).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void workersDoNotOutliveASigkilledBench() throws Exception
+    {
+        final Process bench = new ProcessBuilder(dev.floodgate.JvmFlags.javaCommand(FloodgateCli.class.getName(),
+            System.getProperty("java.class.path"), java.util.List.of("-Xmx128m"),
+            java.util.List.of("bench", "--processes", "1", "--threads", "1", "--keys", "4", "--duration", "90s",
+                "--file", dir.resolve("bench.map").toString())))
+            .redirectErrorStream(true).start();
+        java.util.List<ProcessHandle> workers = java.util.List.of();
+        final java.util.Set<Path> logDirs = new java.util.HashSet<>();
+        try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
+            bench.getInputStream(), java.nio.charset.StandardCharsets.UTF_8)))
+        {
+            final StringBuilder seen = new StringBuilder();
+            for (String line = out.readLine(); line != null; line = out.readLine())
+            {
+                seen.append(line).append('\n');
+                if (line.contains("  running "))
+                {
+                    break; // the workers were released
+                }
+            }
+            workers = bench.toHandle().descendants().toList();
+            assertFalse(workers.isEmpty(), "bench runs its workers: " + seen);
+            for (final ProcessHandle worker : workers)
+            {
+                // the workers' logs are in a temporary directory of the bench's, which no hook removes after SIGKILL
+                final Path log = Files.readSymbolicLink(Path.of("/proc", Long.toString(worker.pid()), "fd", "2"));
+                logDirs.add(log.getParent());
+            }
+            bench.destroyForcibly(); // SIGKILL
+            assertTrue(bench.waitFor(10, TimeUnit.SECONDS));
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            for (final ProcessHandle worker : workers)
+            {
+                try
+                {
+                    worker.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+                catch (final java.util.concurrent.TimeoutException stillRunning)
+                {
+                    // asserted below
+                }
+                assertFalse(worker.isAlive(), "worker " + worker.pid() + " still runs 15 s after its bench was killed");
+            }
+        }
+        finally
+        {
+            bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            for (final ProcessHandle worker : workers)
+            {
+                worker.destroyForcibly();
+                worker.onExit().get(10, TimeUnit.SECONDS);
+            }
+            Files.deleteIfExists(dir.resolve("bench.map"));
+            Files.deleteIfExists(dir.resolve("bench.map.lock"));
+            for (final Path logs : logDirs)
+            {
+                try (java.util.stream.Stream<Path> files = Files.walk(logs))
+                {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code --warmup} accepts up to 10 minutes, and a worker warms up before it says READY: the time the parent
+     * gives READY is the table's opening plus the warm-up, so a long warm-up is not taken for "a worker did not open
+     * the table" (a run with such a warm-up takes minutes: the deadline is checked, not waited for).
+     */
+    @Test
+    void aLongWarmupIsNotTakenForAWorkerThatCannotOpenTheTable()
+    {
+        final long opening = LoadRun.readyTimeoutNanos(0);
+        assertTrue(opening >= TimeUnit.SECONDS.toNanos(60), "time to open the table on a busy host: " + opening);
+        final long longest = TimeUnit.MINUTES.toNanos(10);
+        assertEquals(opening + longest, LoadRun.readyTimeoutNanos(longest));
+    }
+
+    /**
+     * bench accepts {@code --keys} up to 1,000,000 and {@code --threads} up to 256, each alone; every load thread of
+     * a worker counts every key (two longs each). The threads share the identifiers and the worker's heap is sized
+     * for the counters, and a product beyond what is sized for is refused up front naming both options, rather than
+     * failing after the whole run with "a worker failed" (OutOfMemoryError).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void keysAndThreadsTheWorkersHeapCannotHoldAreRefusedUpFront()
+    {
+        final Cli.Result result = Cli.run("bench", "--processes", "1", "--threads", "64", "--keys", "100000",
+            "--duration", "1s");
+        assertEquals(2, result.code(), result::toString);
+        assertTrue(result.err().contains("--keys 100000 with --threads 64"), result::toString);
+    }
+
+    /**
+     * A cluster bench's buckets are Redis keys named after its identifiers: each run has identifiers of its own and
+     * deletes their buckets afterwards. Otherwise a second bench against the same Redis within the cluster window
+     * starts from the buckets the first drained, while the verdict assumes them full (WRONG, "short by ..."), and
+     * against a shared Redis a bench spends the quota of whoever is called key-0.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aSecondClusterBenchAgainstTheSameRedisIsJudgedOnItsOwnRun() throws Exception
+    {
+        try (dev.floodgate.testkit.LocalRedis redis = dev.floodgate.testkit.LocalRedis.start())
+        {
+            final String[] args = {"bench", "--processes", "1", "--threads", "1", "--keys", "2", "--duration", "1s",
+                "--cluster-redis", redis.uri(), "--cluster-limit", "500", "--cluster-lease", "50"};
+            final Cli.Result first = Cli.run(args);
+            assertEquals(0, first.code(), first::toString);
+            final Cli.Result second = Cli.run(args);
+            assertEquals(0, second.code(), second::toString);
+            try (ServerConnection server = ServerConnection.open(redis.uri()))
+            {
+                assertEquals(java.util.List.of(), server.commands().keys("floodgate:*"), "the runs' buckets are left");
+            }
+        }
+    }
+
+    /**
+     * {@code --duration 1ms} is accepted, and a worker whose threads all wake after the end makes no check in no
+     * time: its CHECKS/S is "-", not NaN, and the total is every check over the longest time (not a sum of rates,
+     * NaN with one NaN). The latency line says how many samples its percentiles come from. Several JVMs on a shared
+     * host make a worker miss a 1 ms run most times; a fixed bench prints no NaN whichever way the run goes.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aWorkerThatMadeNoCheckHasNoNanRate()
+    {
+        final Cli.Result result = Cli.run("bench", "--processes", "4", "--threads", "1", "--door", "bucket",
+            "--keys", "4", "--duration", "1ms");
+        assertEquals(0, result.code(), result::toString);
+        assertFalse(result.out().contains("NaN") || result.out().contains("Infinity"), result::toString);
+        assertTrue(result.out().matches("(?s).*latency per check \\(ns, timer included, [\\d,]+ samples\\).*"),
+            result::toString);
+    }
+
+    /**
+     * Ctrl-C (SIGTERM) while bench is still starting its workers: the reaper hook kills the workers started so far,
+     * and the command's thread starts no worker once the hook has begun (one lock for both), so none is missed. With
+     * {@code --keep} (the table stays, so they open it) and a warm-up a missed one would run on for the warm-up.
+     */
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void workersStartedWhileBenchIsStoppedAreReapedToo() throws Exception
+    {
+        final Path table = dir.resolve("orphans.map");
+        final Process bench = new ProcessBuilder(dev.floodgate.JvmFlags.javaCommand(FloodgateCli.class.getName(),
+            System.getProperty("java.class.path"), java.util.List.of("-Xmx128m", "-Djava.io.tmpdir=" + dir),
+            java.util.List.of("bench", "--processes", "12", "--threads", "1", "--keys", "4", "--duration", "1s",
+                "--warmup", "60s", "--keep", "--file", table.toString())))
+            .redirectErrorStream(true).start();
+        try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
+            bench.getInputStream(), java.nio.charset.StandardCharsets.UTF_8)))
+        {
+            final StringBuilder seen = new StringBuilder();
+            for (String line = out.readLine(); line != null; line = out.readLine())
+            {
+                seen.append(line).append('\n');
+                if (line.startsWith("starting 12 worker JVMs"))
+                {
+                    break;
+                }
+            }
+            final long started = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (workersOf(table).isEmpty() && System.nanoTime() - started < 0)
+            {
+                Thread.onSpinWait(); // polling the process table for the first worker, not a synchronisation stand-in
+            }
+            bench.destroy(); // SIGTERM while the workers are being started
+            assertTrue(bench.waitFor(60, TimeUnit.SECONDS), "bench ends on SIGTERM: " + seen);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            for (java.util.List<ProcessHandle> left = workersOf(table); !left.isEmpty() &&
+                System.nanoTime() - deadline < 0; left = workersOf(table))
+            {
+                try
+                {
+                    left.get(0).onExit().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+                catch (final java.util.concurrent.TimeoutException stillRunning)
+                {
+                    // asserted below
+                }
+            }
+        }
+        finally
+        {
+            bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        final java.util.List<ProcessHandle> orphans = workersOf(table);
+        try
+        {
+            assertTrue(orphans.isEmpty(), orphans.size() + " worker JVMs still run 15 s after their bench ended");
+        }
+        finally
+        {
+            for (final ProcessHandle orphan : orphans)
+            {
+                orphan.destroyForcibly();
+                orphan.onExit().get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** The live processes whose command line holds the table's path (read from /proc: the JDK's view is cut). */
+    private static java.util.List<ProcessHandle> workersOf(final Path table)
+    {
+        final String wanted = table.toString();
+        return ProcessHandle.allProcesses().filter(p ->
+        {
+            try
+            {
+                final String cmdline = new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()),
+                    "cmdline")), java.nio.charset.StandardCharsets.UTF_8);
+                return p.isAlive() && java.util.Arrays.asList(cmdline.split("\u0000")).contains(wanted);
+            }
+            catch (final java.io.IOException | RuntimeException gone)
+            {
+                return false;
+            }
+        }).toList();
+    }
+}
