@@ -39,8 +39,10 @@ final class TableAdmin
             final int outcome = table.locked().withWriteLock(hasher.key(identifier, action, kind), value ->
             {
                 // a tombstoned entry too: the janitor's tombstone keeps the state, which a check's revival brings
-                // back (found by review: a blocked count reset within the grace came back 5 refusals high)
+                // back (found by review: a blocked count reset within the grace came back 5 refusals high); it is
+                // said to be cleared only when it held some (a second reset finds nothing)
                 final long now = ticker.nanos();
+                final boolean held = !value.isTombstonedVolatile() || holdsState(kind, value, now);
                 if (kind == Entry.KIND_BUCKET)
                 {
                     BucketWords.putTatVolatile(value, new TokenBucket(value.limit(), value.windowMs()).fullWord(now));
@@ -55,13 +57,33 @@ final class TableAdmin
                 // A reset entry is logically gone: checks holding its address go back to the table, and the
                 // janitor removes it after the grace period unless a check revives it first.
                 value.tombstoneVolatile(now, value.stateSumVolatile());
-                removed.add(kind == Entry.KIND_BUCKET ? "bucket" : kind == Entry.KIND_WINDOW ?
-                    "window" : "blocked");
+                if (held)
+                {
+                    removed.add(kind == Entry.KIND_BUCKET ? "bucket" : kind == Entry.KIND_WINDOW ?
+                        "window" : "blocked");
+                }
                 return false;
             });
             assert outcome >= 0;
         }
         return removed;
+    }
+
+    /** @return whether a tombstoned entry still holds state: a bucket not full, or a shard word not cleared. */
+    private static boolean holdsState(final byte kind, final Entry value, final long nowNanos)
+    {
+        if (kind == Entry.KIND_BUCKET)
+        {
+            return !new TokenBucket(value.limit(), value.windowMs()).isFull(BucketWords.tatVolatile(value), nowNanos);
+        }
+        for (int shard = 0, n = ShardWords.count(value); shard < n; shard++)
+        {
+            if (ShardWords.wordVolatile(value, shard) != 0)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** See {@link Floodgate#blockedCount}. Under the segment's guard and read lock. */

@@ -44,6 +44,8 @@ class ResetTombstonedBlockedTest
             ticker.advanceNanos(Janitor.BLOCKED_IDLE_NANOS + 1_000 * MS); // a day without a refusal
             gate.cleanup(); // pass k: the idle bucket and blocked counter are tombstoned, counts kept
             final List<String> cleared = gate.resetEntries("alice", Action.PUBLISH); // within the grace period
+            assertEquals(List.of("blocked"), cleared, "the tombstoned counter held 5 refusals; the idle bucket is full");
+            assertEquals(List.of(), gate.resetEntries("alice", Action.PUBLISH), "a second reset finds nothing");
             assertEquals(Floodgate.ADMITTED, gate.checkLimit("alice", Action.PUBLISH));
             assertTrue(gate.checkLimit("alice", Action.PUBLISH) != Floodgate.ADMITTED); // revives the counter
             assertEquals(1, gate.blockedCount("alice", Action.PUBLISH),
