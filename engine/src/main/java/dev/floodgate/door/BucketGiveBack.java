@@ -45,11 +45,11 @@ final class BucketGiveBack
         while (true)
         {
             final long tat = BucketWords.tatVolatile(entry);
+            final long now = clock.nanos() * bucket.scale; // before the generation test, as tryAcquire reads it
             if (!entry.isCurrentAcquire(generation) || tat == TokenBucket.FROZEN)
             {
                 return NOT_CLAIMED;
             }
-            final long now = clock.nanos() * bucket.scale;
             final long debt = bucket.debt(tat, now);
             if (debt > threshold)
             {

@@ -95,7 +95,7 @@ public final class TokenBucket
      *
      * <p>The clock is read after the TAT word on every attempt: a thread descheduled between a clock read and
      * its load would otherwise judge a word other threads moved on with a stale "now", and refuse a bucket that
-     * has tokens.
+     * has tokens. It is read before the generation test, which only arithmetic separates from the compare-and-set.
      *
      * @param entry        the bucket entry.
      * @param clock        monotonic time.
@@ -113,6 +113,10 @@ public final class TokenBucket
         while (true)
         {
             final long tat = BucketWords.tatVolatile(entry);
+            // the clock before the generation test: nothing but arithmetic may stand between that test and the
+            // compare-and-set (a clock read there let a check stalled in it write into another key's bucket after a
+            // reap reused the memory; found by review)
+            final long now = clock.nanos() * scale;
             if (!entry.isCurrentAcquire(generation) || tat == FROZEN)
             {
                 return STALE;
@@ -121,7 +125,6 @@ public final class TokenBucket
             {
                 return CheckResult.NEVER; // cost * interval overflowed, and no wait makes it fit
             }
-            final long now = clock.nanos() * scale;
             final long debt = debt(tat, now);
             if (debt > threshold)
             {
