@@ -41,9 +41,13 @@ final class Charges
             }
         }
         long refusal = CheckResult.ADMITTED;
-        for (final Charge c : charges)
+        for (int i = 0; i < charges.size(); i++)
         {
-            final long result = Outcomes.unavailable(doors, c.action());
+            if (charging.off[i])
+            {
+                continue; // switched off when last judged: admitted, never counted, as in a check (found by review)
+            }
+            final long result = Outcomes.unavailable(doors, charges.get(i).action());
             refusal = refusal == CheckResult.ADMITTED ? result : refusal;
         }
         return refusal;
