@@ -87,7 +87,11 @@ final class LeaseRefill
         }
         final long claim = (nowMs & MS_MASK) << HOLDER_BITS | holders.self();
         final long nonZero = claim == 0 ? 1 : claim;
-        return nonZero != word && LeaseWords.casRefill(entry, word, nonZero) ? nonZero : 0;
+        // the generation again: the liveness probe above is a call (a kernel lock test), and only arithmetic may
+        // stand between the test and the compare-and-set (found by review: a fetcher stalled in the probe while
+        // the entry was reaped and reused took the new key's live refill word)
+        return nonZero != word && entry.isCurrentAcquire(generation) && LeaseWords.casRefill(entry, word, nonZero) ?
+            nonZero : 0;
     }
 
     /** Clears the refill word if it still holds {@code claim}: a fetcher taken over from clears nothing. */
