@@ -51,7 +51,11 @@ final class TableCreator
             .entryAndValueOffsetAlignment(CHUNK)
             .checksumEntries(false)   // direct atomic writes would make checksums stale; see NOTES.md
             .maxBloatFactor(1.5)
-            .sparseFile(false);
+            .sparseFile(false)
+            // Chronicle's hook closed every map at JVM exit, unmapping the table under threads still checking: the
+            // dying JVM crashed with SIGSEGV (found when a bench worker exited mid-run). The kernel unmaps it with the
+            // process; Floodgate.close and the instance's cleaner unmap it while the JVM runs.
+            .skipCloseOnExitHook(true);
     }
 
     /** Makes the table's directory when absent, as a new table's permissions say. */
