@@ -1,5 +1,16 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.Action;
+import dev.floodgate.testkit.LocalRedis;
+import dev.floodgate.tools.cluster.ClusterQuota;
+import dev.floodgate.tools.cluster.ClusterTally;
+import dev.floodgate.tools.load.Exactness;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import dev.floodgate.tools.cluster.ServerConnection;
 import dev.floodgate.tools.load.LoadRun;
 import org.junit.jupiter.api.Test;
@@ -63,9 +74,9 @@ class LoadCommandsTest
     /**
      * One cluster demo of 1 s, its quota far above what it can attempt, shows two things. The verdict: every check
      * is admitted, and EXACT (or WITHIN) and "stayed within the cluster quota" would claim what was never tested (the
-     * node path says "exactness not tested"). The allowance: it is the bucket's refill over the run, in Redis's
-     * time, not over the release delay and the teardown too (1.4 s for a 1 s run), which would hide an
-     * over-admission of that much refill.
+     * node path says "exactness not tested"). The allowance: it is the bucket's refill over the run's length, not
+     * over the release delay and the teardown too (1.4 s for a 1 s run), which would hide an over-admission of that
+     * much refill.
      */
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -77,7 +88,7 @@ class LoadCommandsTest
         assertEquals(0, result.code(), result::toString);
         assertFalse(out.matches("(?s).*\n(EXACT|WITHIN): .*"), "a verdict on a quota no identifier reached: " + out);
         assertTrue(out.contains("\nNOT TESTED: ") && out.contains("OK, but the cluster quota was not tested"), out);
-        final Matcher over = Pattern.compile(" over ([\\d.]+)s of Redis's time").matcher(out);
+        final Matcher over = Pattern.compile(" over the run's ([\\d.]+)s the bucket").matcher(out);
         assertTrue(over.find(), result::toString);
         final double seconds = Double.parseDouble(over.group(1));
         assertTrue(seconds >= 0.9 && seconds <= 1.1, "a run of 1.0 s judged over " + seconds + " s of refill: " + out);
@@ -313,5 +324,98 @@ class LoadCommandsTest
                 return false;
             }
         }).toList();
+    }
+
+    /**
+     * The allowance is the refill over the run's length: it was read in Redis's time when {@code ended()} got round
+     * to it, after the progress line and a new Redis connection. With a quota refilling a token per ms, a 1.0 s run
+     * was judged over 1,018 tokens of refill on a quiet host: an over-admission of that size would pass.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theClusterAllowanceEndsAtTheRunsEndNotWhenItWasRead() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final Cli.Result r = Cli.run("bench", "--processes", "1", "--threads", "1", "--keys", "1", "--duration",
+                "1s", "--cluster-redis", redis.uri(), "--cluster-limit", "1000", "--cluster-window", "1s",
+                "--cluster-lease", "1");
+            final Matcher m = Pattern.compile("\\(1,000 at the start, ([\\d,]+) refilled\\)").matcher(r.out());
+            assertTrue(m.find(), r::toString);
+            final long refilled = Long.parseLong(m.group(1).replace(",", ""));
+            // 1 token per ms over a 1,000 ms run, and 2 for rounding
+            assertTrue(refilled <= 1_002, "a 1.0 s run judged over " + refilled + " ms of refill: " + r);
+        }
+    }
+
+    /**
+     * Two nodes lease 5 each of an identifier's 10; one node's threads attempt 6 (one refused by the cluster), the
+     * other's 4 (one token leased and unspent). The quota did refuse, within the lease bound: WITHIN. The tally
+     * says NOT TESTED, "the quota never had to refuse", because it asks whether attempts exceeded the allowance
+     * instead of whether anything was refused.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aRunInWhichTheClusterRefusedIsNotCalledNotTested() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final ClusterQuota quota = new ClusterQuota(redis.uri(), Action.PUBLISH, 10, 3_600_000L, 5);
+            final long start = System.nanoTime();
+            final ClusterTally tally = ClusterTally.begin(quota, start, start + 1_000_000L);
+            tally.end(); // a run of 1 ms against a 1 h window: the allowance is the limit, 10
+            final StringWriter text = new StringWriter();
+            final ClusterTally.Verdict verdict = tally.print(new PrintWriter(text, true), Map.of("publish alice",
+                new Exactness.KeyTotal(Action.PUBLISH, "alice", 9, 1)), 2);
+            assertTrue(text.toString().contains("allows 10 each"), text::toString);
+            assertEquals(ClusterTally.Verdict.WITHIN, verdict, text::toString);
+        }
+    }
+
+    /**
+     * Ctrl-C (SIGTERM) of a {@code bench --cluster-redis} deletes the run's buckets too: the deletion was in a
+     * finally block of the command's thread, which a JVM halting after its hooks never reaches, and they stayed for
+     * 2 windows + 1 min (2 h 1 min by default) on a shared Redis. It runs after the workers are reaped now.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aBenchStoppedByCtrlCStillDeletesItsClusterBuckets() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final Process bench = new ProcessBuilder(dev.floodgate.JvmFlags.javaCommand(FloodgateCli.class.getName(),
+                System.getProperty("java.class.path"), List.of("-Xmx128m"),
+                List.of("bench", "--processes", "1", "--threads", "1", "--keys", "2", "--duration", "60s",
+                    "--file", dir.resolve("bench.map").toString(), "--cluster-redis", redis.uri(),
+                    "--cluster-limit", "100", "--cluster-lease", "10")))
+                .redirectErrorStream(true).start();
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(bench.getInputStream(),
+                StandardCharsets.UTF_8)))
+            {
+                final StringBuilder seen = new StringBuilder();
+                for (String line = out.readLine(); line != null; line = out.readLine())
+                {
+                    seen.append(line).append('\n');
+                    if (line.contains("  running ") && !line.contains(" 0 admitted"))
+                    {
+                        break; // the workers have leased: the buckets exist
+                    }
+                }
+                try (ServerConnection server = ServerConnection.open(redis.uri()))
+                {
+                    assertFalse(server.commands().keys("floodgate:publish:bench-*").isEmpty(), seen::toString);
+                    bench.destroy(); // SIGTERM, as Ctrl-C's SIGINT
+                    assertTrue(bench.waitFor(30, TimeUnit.SECONDS), "bench did not stop on SIGTERM");
+                    assertEquals(List.of(), server.commands().keys("floodgate:*"),
+                        "a stopped bench left its run's buckets in Redis");
+                }
+            }
+            finally
+            {
+                bench.destroyForcibly();
+                bench.descendants().forEach(ProcessHandle::destroyForcibly);
+                bench.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
     }
 }

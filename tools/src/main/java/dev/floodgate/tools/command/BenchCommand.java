@@ -165,35 +165,34 @@ public final class BenchCommand implements Callable<Integer>
                     Durations.nanos(quota.windowMs() * 1_000_000L), quota.uri(), quota.lease());
                 args.addAll(quota.workerArgs());
             }
-            final LoadResult result;
-            try
-            {
-                result = LoadResult.run(load, scratch, workerJvm(), args, durationNs, warmupNs, alignment, out,
-                    new LoadRun.Observer()
-                    {
-                        @Override
-                        public void released(final long startNanos, final long endNanos)
-                        {
-                            tally[0] = quota == null ? null : ClusterTally.begin(quota, startNanos);
-                        }
-
-                        @Override
-                        public void ended()
-                        {
-                            if (tally[0] != null)
-                            {
-                                tally[0].end();
-                            }
-                        }
-                    });
-            }
-            finally
-            {
-                if (quota != null)
+            final LoadResult result = LoadResult.run(load, scratch, workerJvm(), args, durationNs, warmupNs,
+                alignment, out, new LoadRun.Observer()
                 {
-                    ClusterBuckets.delete(quota, action, prefix, System.err);
-                }
-            }
+                    @Override
+                    public void released(final long startNanos, final long endNanos)
+                    {
+                        tally[0] = quota == null ? null : ClusterTally.begin(quota, startNanos, endNanos);
+                    }
+
+                    @Override
+                    public void ended()
+                    {
+                        if (tally[0] != null)
+                        {
+                            tally[0].end();
+                        }
+                    }
+
+                    @Override
+                    public void stopped()
+                    {
+                        if (quota != null)
+                        {
+                            // also on Ctrl-C, from the shutdown hook (found by review: a finally never ran there)
+                            ClusterBuckets.delete(quota, action, prefix, System.err);
+                        }
+                    }
+                });
             final List<WorkerProcess> workers = result.workers();
             out.println();
             final Histogram latency = Throughput.print(out, workers);

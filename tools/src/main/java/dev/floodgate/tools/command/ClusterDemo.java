@@ -87,7 +87,7 @@ final class ClusterDemo
                     @Override
                     public void released(final long startNanos, final long endNanos)
                     {
-                        tally[0] = ClusterTally.begin(quota, startNanos);
+                        tally[0] = ClusterTally.begin(quota, startNanos, endNanos);
                     }
 
                     @Override

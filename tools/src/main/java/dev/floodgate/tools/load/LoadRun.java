@@ -61,6 +61,14 @@ public final class LoadRun
         default void ended()
         {
         }
+
+        /**
+         * Every worker is gone: the run ended or failed, or the JVM is stopping (then from the shutdown hook, after
+         * the workers were reaped). Called once.
+         */
+        default void stopped()
+        {
+        }
     }
 
     /**
@@ -100,7 +108,16 @@ public final class LoadRun
         final Observer observer)
     {
         final LoadRun run = new LoadRun();
-        final Thread reaper = new Thread(run::reapAll, "floodgate-reaper");
+        final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+        final Runnable stop = () ->
+        {
+            run.reapAll();
+            if (stopped.compareAndSet(false, true))
+            {
+                observer.stopped(); // after the reap: no worker can lease again behind what it cleans up
+            }
+        };
+        final Thread reaper = new Thread(stop, "floodgate-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
         try
         {
@@ -113,7 +130,7 @@ public final class LoadRun
         }
         finally
         {
-            run.reapAll();
+            stop.run();
             try
             {
                 Runtime.getRuntime().removeShutdownHook(reaper);
