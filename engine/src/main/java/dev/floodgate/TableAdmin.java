@@ -69,21 +69,18 @@ final class TableAdmin
         return removed;
     }
 
-    /** @return whether a tombstoned entry still holds state: a bucket not full, or a shard word not cleared. */
+    /**
+     * @return whether a tombstoned entry holds state a check's revival would bring back: a bucket not full, or a
+     * blocked count. A window's words are of windows over (the janitor tombstones it only then), which a revival
+     * never counts in (found by review: an idle window was said to be cleared).
+     */
     private static boolean holdsState(final byte kind, final Entry value, final long nowNanos)
     {
         if (kind == Entry.KIND_BUCKET)
         {
             return !new TokenBucket(value.limit(), value.windowMs()).isFull(BucketWords.tatVolatile(value), nowNanos);
         }
-        for (int shard = 0, n = ShardWords.count(value); shard < n; shard++)
-        {
-            if (ShardWords.wordVolatile(value, shard) != 0)
-            {
-                return true;
-            }
-        }
-        return false;
+        return kind == Entry.KIND_BLOCKED && ShardWords.blockedCountVolatile(value) != 0;
     }
 
     /** See {@link Floodgate#blockedCount}. Under the segment's guard and read lock. */

@@ -3,9 +3,9 @@ package dev.floodgate.door;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
-import dev.floodgate.Ticker;
 import dev.floodgate.janitor.Janitor;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryBytes;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
@@ -33,8 +33,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * landed on removed memory. Found by review; fails before the fix (the age is re-checked under the lock now).
  *
  * <p>Deterministic: the policy supplier the scan calls for a live window entry (in a later segment than the
- * victim) is the hook between janitor A's scan and its removals, and the paused check is held in its clock read,
- * which {@link TokenBucket#tryAcquire} makes between its generation test and its compare-and-set.
+ * victim) is the hook between janitor A's scan and its removals, and the paused check is held right after its
+ * generation test ({@code EntryBytes.pausedAfterGenerationTest}: a thread descheduled between two adjacent
+ * instructions, the moment the grace period exists for; it was held in a clock read there, before the clock moved
+ * ahead of the test).
  */
 @Timeout(60)
 class ReapGraceRecheckTest
@@ -108,11 +110,10 @@ class ReapGraceRecheckTest
             final CountDownLatch resume = new CountDownLatch(1);
             final AtomicLong firstCheck = new AtomicLong(-99);
             final AtomicLong revivedGeneration = new AtomicLong();
-            final Ticker pausingClock = () ->
+            final Runnable pause = () ->
             {
-                checkPaused.countDown(); // read after the generation test, before the compare-and-set
+                checkPaused.countDown(); // after the generation test, before the compare-and-set
                 await(resume);
-                return ticker.nanos();
             };
             final Thread check = new Thread(() ->
             {
@@ -123,7 +124,8 @@ class ReapGraceRecheckTest
                     final Resolved revived = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, id, 1, HOUR_MS, 1,
                         bucket.fullWord(now), now, null);
                     revivedGeneration.set(revived.generation());
-                    firstCheck.set(bucket.tryAcquire(revived.entry(), pausingClock, 1, revived.generation()));
+                    firstCheck.set(bucket.tryAcquire(EntryBytes.pausedAfterGenerationTest(revived.entry(), pause),
+                        ticker, 1, revived.generation()));
                 }
                 catch (final Exception ex)
                 {

@@ -38,4 +38,31 @@ public final class EntryBytes
     {
         return EntryLayout.CONVERSION_TAT_OFFSET;
     }
+
+    /**
+     * A view of {@code entry}'s memory whose first acquire load of the generation runs {@code hook} right after the
+     * load: a check descheduled between its generation test and its compare-and-set, the moment the janitor's grace
+     * period exists for.
+     */
+    public static Entry pausedAfterGenerationTest(final Entry entry, final Runnable hook)
+    {
+        final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(
+            entry.value.addressOffset(), entry.value.capacity())
+        {
+            private boolean fired;
+
+            @Override
+            public long getLongAcquire(final int index)
+            {
+                final long value = super.getLongAcquire(index);
+                if (index == EntryLayout.GENERATION_OFFSET && !fired)
+                {
+                    fired = true;
+                    hook.run();
+                }
+                return value;
+            }
+        };
+        return new Entry(view);
+    }
 }
