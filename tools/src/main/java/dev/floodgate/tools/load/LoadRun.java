@@ -112,9 +112,15 @@ public final class LoadRun
         final Runnable stop = () ->
         {
             run.reapAll();
-            if (stopped.compareAndSet(false, true))
+            // under the flag's monitor: a shutdown hook that finds the command's thread inside stopped() waits for it
+            // to finish, where it returned and the JVM halted mid-clean-up (found by review: Ctrl-C during the
+            // normal path's deletion left the run's Redis buckets)
+            synchronized (stopped)
             {
-                observer.stopped(); // after the reap: no worker can lease again behind what it cleans up
+                if (stopped.compareAndSet(false, true))
+                {
+                    observer.stopped(); // after the reap: no worker can lease again behind what it cleans up
+                }
             }
         };
         final Thread reaper = new Thread(stop, "floodgate-reaper");
