@@ -7,11 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -73,28 +70,6 @@ class FirstStartRaceTest
         final Path file = dir.resolve("t.map");
         // the rival starter made the lock file first (it names creators), as every start now does
         SlotLocks.acquire(file, false).release();
-        final Field field = LockFile.class.getDeclaredField("OPEN");
-        field.setAccessible(true);
-        final Object open = field.get(null);
-        final CountDownLatch held = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        final Thread monitor = new Thread(() ->
-        {
-            synchronized (open)
-            {
-                held.countDown();
-                try
-                {
-                    release.await();
-                }
-                catch (final InterruptedException ignored)
-                {
-                    // the test ends
-                }
-            }
-        }, "holds LockFile.OPEN");
-        monitor.start();
-        held.await();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final Thread starter = new Thread(() ->
         {
@@ -107,33 +82,21 @@ class FirstStartRaceTest
                 failure.set(ex);
             }
         }, "starter");
-        try
+        try (LockFileGate gate = LockFileGate.hold())
         {
             starter.start();
-            final long deadline = System.nanoTime() + 30_000_000_000L;
             // it found no table and goes to the lock file, whose slots it counts: held up right there
-            while (!(starter.getState() == Thread.State.BLOCKED && Arrays.stream(starter.getStackTrace())
-                .anyMatch(f -> f.getMethodName().startsWith("acquire") &&
-                    f.getClassName().equals(SlotLocks.class.getName()))))
-            {
-                assertTrue(System.nanoTime() < deadline, "the starter never reached the lock file");
-                Thread.onSpinWait();
-            }
+            LockFileGate.awaitAtLockFile(starter);
             assertTrue(!Files.exists(file), "no table yet when the starter looked");
             // meanwhile the rival creates the table and attaches to it
             try (ChildJvm rival = ChildJvm.start(Holder.class, file.toString()))
             {
                 rival.awaitLine("OPENED", 60);
                 assertTrue(Files.exists(file), "the rival made the table");
-                release.countDown(); // the starter reads the slots now, the rival attached to the current table
+                gate.release(); // the starter reads the slots now, the rival attached to the current table
                 starter.join(60_000);
                 assertTrue(!starter.isAlive(), "the starter finished");
             }
-        }
-        finally
-        {
-            release.countDown();
-            monitor.join(10_000);
         }
         assertNull(failure.get(), () -> "a starter racing the first creator was refused although the table exists " +
             "and its only holder is attached to it: " + failure.get());
