@@ -268,7 +268,9 @@ public final class Floodgate implements AutoCloseable
     /**
      * @param identifier who.
      * @param action     what.
-     * @return refusals of this (identifier, action) by either door since its counter was created or reset.
+     * @return refusals of this (identifier, action) by either door since its counter was created or reset. The
+     * janitor removes a counter idle for a day; it reads its count until the grace period ends, since a refusal
+     * in that time keeps it.
      */
     public long blockedCount(final CharSequence identifier, final Action action)
     {

@@ -97,7 +97,10 @@ final class TableAdmin
         {
             for (final TableEntry entry : reader.entries())
             {
-                if (entry.kind() == EntryKind.BLOCKED && entry.action() == action && !entry.tombstoned())
+                // a tombstoned count is listed while a revival would bring it back (the janitor keeps it for its
+                // grace); one a reset zeroed is not
+                if (entry.kind() == EntryKind.BLOCKED && entry.action() == action &&
+                    (!entry.tombstoned() || entry.blocked() != 0))
                 {
                     all.add(new BlockedEntry(entry.label(), entry.blocked()));
                 }

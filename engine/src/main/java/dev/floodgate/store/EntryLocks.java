@@ -47,16 +47,17 @@ public final class EntryLocks
     /**
      * Reads an entry under its segment's guard and read lock.
      *
-     * @param reader computes the result from the entry's value in the file; must not allocate.
-     * @return the reader's result, or {@code absent} when there is no live entry.
+     * @param reader computes the result from the entry's value in the file; must not allocate. It reads a
+     *               tombstoned entry too, whose words are what a check's revival brings back (a reset zeroes them).
+     * @return the reader's result, or {@code absent} when there is no entry.
      */
     public long readValue(final byte kind, final Action action, final CharSequence identifier,
         final ToLongFunction<Entry> reader, final long absent)
     {
-        return readLive(hasher.key(identifier, action, kind), QuotaTable.TOOL_TIMEOUT_NANOS, reader, absent);
+        return read(hasher.key(identifier, action, kind), QuotaTable.TOOL_TIMEOUT_NANOS, reader, absent);
     }
 
-    private long readLive(final byte[] key, final long timeoutNanos, final ToLongFunction<Entry> reader,
+    private long read(final byte[] key, final long timeoutNanos, final ToLongFunction<Entry> reader,
         final long absent)
     {
         final UnsafeBuffer buffer = scratch.get();
@@ -72,7 +73,7 @@ public final class EntryLocks
                 return absent;
             }
             final Entry found = scratchEntry.get().wrap(wrap(entry.value(), buffer));
-            return found.isTombstonedVolatile() ? absent : reader.applyAsLong(found);
+            return reader.applyAsLong(found);
         }
         finally
         {
@@ -98,8 +99,9 @@ public final class EntryLocks
         final UnsafeBuffer older = kind != Entry.KIND_LEASE ? copy :
             new UnsafeBuffer(new byte[EntryLayout.LEASE_BASE_LENGTH]);
         // made before the guard is taken
-        final ToLongFunction<Entry> copier = live -> live.copyTo(copy) ? 1 : live.copyTo(older) ? 2 : 0;
-        final long copied = readLive(key, QuotaTable.CHECK_TIMEOUT_NANOS, copier, 0);
+        final ToLongFunction<Entry> copier = found -> found.isTombstonedVolatile() ? 0 :
+            found.copyTo(copy) ? 1 : found.copyTo(older) ? 2 : 0;
+        final long copied = read(key, QuotaTable.CHECK_TIMEOUT_NANOS, copier, 0);
         if (copied == 0)
         {
             return null;
