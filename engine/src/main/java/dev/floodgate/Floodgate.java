@@ -255,6 +255,8 @@ public final class Floodgate implements AutoCloseable
      * @param identifier who.
      * @param action     what.
      * @return the kinds that held state ("bucket", "window", "blocked"), empty when there was none.
+     * @throws TableBusyException when a live process held a kind's segment for 2 s: the kinds are reset one after
+     * the other, so those before it are reset, and the message names both lists (a retry resets the rest).
      */
     public List<String> resetEntries(final CharSequence identifier, final Action action)
     {

@@ -34,39 +34,65 @@ final class TableAdmin
     {
         final List<String> removed = new ArrayList<>(3);
         final KeyHasher hasher = table.hasher();
-        for (final byte kind : new byte[] {Entry.KIND_BUCKET, Entry.KIND_WINDOW, Entry.KIND_BLOCKED})
+        final byte[] kinds = {Entry.KIND_BUCKET, Entry.KIND_WINDOW, Entry.KIND_BLOCKED};
+        for (int k = 0; k < kinds.length; k++)
         {
-            final int outcome = table.locked().withWriteLock(hasher.key(identifier, action, kind), value ->
+            try
             {
-                // a tombstoned entry too: the janitor's tombstone keeps the state, which a check's revival brings
-                // back (found by review: a blocked count reset within the grace came back 5 refusals high); it is
-                // said to be cleared only when it held some (a second reset finds nothing)
-                final long now = ticker.nanos();
-                final boolean held = !value.isTombstonedVolatile() || holdsState(kind, value, now);
-                if (kind == Entry.KIND_BUCKET)
+                resetKind(table, ticker, hasher.key(identifier, action, kinds[k]), kinds[k], removed);
+            }
+            catch (final TableBusyException busy)
+            {
+                // each kind is reset under its own segment's lock: say which already were, so a retry's
+                // report (and the operator) can tell
+                final List<String> rest = new ArrayList<>(3);
+                for (int r = k; r < kinds.length; r++)
                 {
-                    BucketWords.putTatVolatile(value, new TokenBucket(value.limit(), value.windowMs()).fullWord(now));
+                    rest.add(name(kinds[r]));
                 }
-                else
-                {
-                    for (int shard = 0, n = ShardWords.count(value); shard < n; shard++)
-                    {
-                        ShardWords.putWordVolatile(value, shard, 0); // window words, blocked stripes
-                    }
-                }
-                // A reset entry is logically gone: checks holding its address go back to the table, and the
-                // janitor removes it after the grace period unless a check revives it first.
-                value.tombstoneVolatile(now, value.stateSumVolatile());
-                if (held)
-                {
-                    removed.add(kind == Entry.KIND_BUCKET ? "bucket" : kind == Entry.KIND_WINDOW ?
-                        "window" : "blocked");
-                }
-                return false;
-            });
-            assert outcome >= 0;
+                throw new TableBusyException(busy.getMessage() + "; reset before it: " + removed +
+                    ", not reset: " + rest + " (a retry resets the rest)");
+            }
         }
         return removed;
+    }
+
+    private static String name(final byte kind)
+    {
+        return kind == Entry.KIND_BUCKET ? "bucket" : kind == Entry.KIND_WINDOW ? "window" : "blocked";
+    }
+
+    private static void resetKind(final QuotaTable table, final Ticker ticker, final byte[] key, final byte kind,
+        final List<String> removed)
+    {
+        final int outcome = table.locked().withWriteLock(key, value ->
+        {
+            // a tombstoned entry too: the janitor's tombstone keeps the state, which a check's revival brings
+            // back (found by review: a blocked count reset within the grace came back 5 refusals high); it is
+            // said to be cleared only when it held some (a second reset finds nothing)
+            final long now = ticker.nanos();
+            final boolean held = !value.isTombstonedVolatile() || holdsState(kind, value, now);
+            if (kind == Entry.KIND_BUCKET)
+            {
+                BucketWords.putTatVolatile(value, new TokenBucket(value.limit(), value.windowMs()).fullWord(now));
+            }
+            else
+            {
+                for (int shard = 0, n = ShardWords.count(value); shard < n; shard++)
+                {
+                    ShardWords.putWordVolatile(value, shard, 0); // window words, blocked stripes
+                }
+            }
+            // A reset entry is logically gone: checks holding its address go back to the table, and the
+            // janitor removes it after the grace period unless a check revives it first.
+            value.tombstoneVolatile(now, value.stateSumVolatile());
+            if (held)
+            {
+                removed.add(name(kind));
+            }
+            return false;
+        });
+        assert outcome >= 0;
     }
 
     /**
