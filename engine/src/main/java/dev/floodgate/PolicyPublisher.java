@@ -92,8 +92,7 @@ final class PolicyPublisher
                 final FloodgateConfig.Limit limit = config.limit(action);
                 final PolicyRegion.Block before = generation == 0 ? null : old[action.ordinal()];
                 blocks[action.ordinal()] = PolicyPlanner.plan(before, limit.limit(), limit.windowMs(),
-                    config.shadow(action), next, nowMs,
-                    before != null && region.enteredVolatile(action.ordinal()) >= before.base());
+                    config.shadow(action), next, nowMs, region.enteredVolatile(action.ordinal()));
             }
             region.publishRelease(blocks, next);
             return next;

@@ -83,12 +83,15 @@ class ModelCheckTest
      * The reference policy of one window-door action: the regimes in the order they take effect, each a limit and
      * window numbered from its epoch (the first from 0, for all time before the second). A publish follows the
      * documented rules, written here independently of the planner: a change of a regime still pending replaces
-     * it from the same epoch; otherwise the new regime starts when the window in force ends, or at once when the
-     * action was off.
+     * it from the same epoch; otherwise the new regime starts when the window in force ends (or the last window of
+     * the current regime a check counted in, when a clock read later was set back since), or at once when the action
+     * was off. A regime a check counted in is in force, not pending.
      */
     static final class ModelPolicy
     {
         final List<long[]> regimes = new ArrayList<>(); // {limit, windowMs, epochMs}
+        /** The latest moment a check counted in the current (last) regime, MIN_VALUE when none. */
+        long checkedMs = Long.MIN_VALUE;
 
         ModelPolicy(final long limit, final long windowMs)
         {
@@ -102,14 +105,16 @@ class ModelCheckTest
             {
                 return;
             }
-            if (regimes.size() > 1 && nowMs < current[2])
+            if (regimes.size() > 1 && nowMs < current[2] && checkedMs == Long.MIN_VALUE)
             {
                 regimes.set(regimes.size() - 1, new long[] {limit, windowMs, current[2]});
                 return;
             }
+            final long at = Math.max(nowMs, checkedMs);
             final long epoch = current[0] == 0 ? nowMs :
-                current[2] + (Math.floorDiv(nowMs - current[2], current[1]) + 1) * current[1];
+                current[2] + (Math.floorDiv(at - current[2], current[1]) + 1) * current[1];
             regimes.add(new long[] {limit, windowMs, epoch});
+            checkedMs = Long.MIN_VALUE;
         }
 
         /** @return the index of the regime in force at {@code nowMs}. */
@@ -147,6 +152,10 @@ class ModelCheckTest
                 return 0; // off: admitted, nothing counted
             }
             final long w = Math.floorDiv(nowMs - regime[2], regime[1]);
+            if (r == policy.regimes.size() - 1)
+            {
+                policy.checkedMs = Math.max(policy.checkedMs, nowMs);
+            }
             if (r > this.regime || r == this.regime && w > window)
             {
                 this.regime = r;

@@ -143,6 +143,8 @@ class PolicyRaceTest
             final long epochMs;
             /** A check began counting in it: no publish replaces it as pending any more. */
             boolean entered;
+            /** The last of its windows a check counted in (from its epoch), once entered: a publish starts after it. */
+            long lastWindow;
 
             Regime(final int id, final long limit, final long windowMs, final long epochMs)
             {
@@ -175,7 +177,10 @@ class PolicyRaceTest
                 current = new Regime(regimes++, limit, windowMs, current.epochMs); // pending: replaced
                 return;
             }
-            final long at = Math.max(nowMs, current.epochMs); // entered: in force from its epoch, whatever the clock
+            // entered: in force from its epoch, and up to the last window a check counted in, whatever the clock
+            final long reached = Math.max(nowMs, current.epochMs);
+            final long at = current.entered ?
+                Math.max(reached, current.epochMs + current.lastWindow * current.windowMs) : reached;
             final long start = current.limit == 0 ? at : current.epochMs +
                 (Math.floorDiv(at - current.epochMs, current.windowMs) + 1) * current.windowMs;
             previous = current;
@@ -194,8 +199,12 @@ class PolicyRaceTest
             {
                 return Floodgate.NEVER;
             }
-            r.entered |= r == current;
             final long k = Math.floorDiv(nowMs - r.epochMs, r.windowMs);
+            if (r == current)
+            {
+                r.lastWindow = r.entered ? Math.max(r.lastWindow, k) : k;
+                r.entered = true;
+            }
             final String key = id + "/" + r.id + "/" + k;
             final long u = used.getOrDefault(key, 0L);
             if (u + cost <= r.limit)

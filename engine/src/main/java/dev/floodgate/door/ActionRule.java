@@ -20,14 +20,15 @@ public final class ActionRule
     /** The first moment the two regimes cover ({@link #unknownForMs}): the previous one's epoch. */
     private final long knownFromMs;
     /**
-     * Whether this process recorded that it counts in the current regime ({@link RegimeEntry}); true from the start
-     * for a regime no publish can replace as pending (the first block's, or one switched off). Volatile (a plain
-     * load on x86): a thread that reads another's {@code true} must also see the policy generation that thread
-     * saw when it entered, or its claim could validate against a generation a publish had already replaced (found
-     * by review; possible on weaker memory models). A thread that reads it late enters again, which changes
+     * The highest window number of the current regime this process announced it counts in ({@link RegimeEntry}).
+     * Volatile (a plain load on x86): a thread that reads another's number must also see the policy generation that
+     * thread saw when it announced, or its claim could validate against a generation a publish had already replaced
+     * (found by review; possible on weaker memory models). A thread that reads it late announces again, which changes
      * nothing.
      */
-    volatile boolean entered;
+    volatile long announced = Long.MIN_VALUE;
+    /** The first block's regime: its previous regime is itself (numbered from 0 for all time). */
+    private final boolean first;
     /** When a thread of this process last failed to take the policy guard to enter (ticker ns, 0: never). */
     long enterFailedAt;
     WindowCursor cursor = new WindowCursor(0, 0, 0, null);
@@ -51,7 +52,7 @@ public final class ActionRule
         // the first block's regime (epoch and base 0) numbers all time, also once a publish made it the previous one
         final boolean eternal = previous.base() == 0 && previous.epochMs() == 0;
         this.knownFromMs = eternal ? Long.MIN_VALUE : previous.epochMs();
-        this.entered = limit == 0 || current.base() == 0 && current.epochMs() == 0;
+        this.first = current.base() == 0 && current.epochMs() == 0;
     }
 
     /**
@@ -70,6 +71,16 @@ public final class ActionRule
                 "at most " + TokenBucket.MAX_SCALE + " for checkLimit, probe and bucket charges");
         }
         return bucket;
+    }
+
+    /**
+     * @param regime the regime a check's window belongs to (its cursor's).
+     * @return whether a check must announce its window before counting in it: in the current regime, which a
+     * publish ends; not in the previous one, which no publish replaces (the first block's two are one).
+     */
+    boolean announces(final WindowRegime regime)
+    {
+        return regime == current || first;
     }
 
     /** @return true when checks admit without touching the table (limit 0). */

@@ -16,21 +16,20 @@ import dev.floodgate.store.PolicyRegion;
  * the same E0, P stays. The window in force is P's until E0 whatever is published meanwhile, so two publishes
  * inside one window, or an off/on flip, never give that window fresh quota or drop the regime counting it;</li>
  * <li>otherwise C becomes P and the new regime starts at the end of C's window containing {@code now} (E0's
- * window when {@code now} is before it), or at {@code now} when C is off (nothing was counted while off).</li>
+ * window when {@code now} is before it), or of the last window of C a check announced when that is later; or at
+ * {@code now} when C is off (nothing was counted while off).</li>
  * </ul>
- * "No check has begun counting in C" cannot come from the publisher's clock: a check whose clock reads a tick
- * ahead of it (each JVM's coarse clock ticks on its own), or any check while the publisher is descheduled between
- * its clock read and its flip, may already count in C's first window, and a replacement numbering that window
- * afresh admitted it again (found by review: 3 + 4 in a window whose limits were 3, then 4). So a window check
- * records a regime's base in the file ({@code PolicyRegion.enterUnderGuard}) under the policy guard before its
- * process first counts in that regime, and the publisher reads it under the same guard: either the check entered
- * first and the publisher sees it, or the publish came first and the check's claim fails its validation (the
- * generation moved) and is given back. Exact whatever the pauses, and whatever the clocks as long as no check's
- * clock is ahead of the publisher's by a whole window of C: the publisher, when it sees C entered, starts the new
- * regime at the end of C's window containing its own clock (or E0), and the word does not say how far into C the
- * checks went. On one host the checks' coarse clocks lag the ticker the publisher reads, and every check that
- * entered did so before the publisher took the guard and read it, so that bound always holds; the tests' independent
- * per-instance clocks can break it (a review's test with 1 ms windows, a checker two windows ahead).
+ * How far the checks went cannot come from the publisher's clock: a check whose clock reads a tick ahead of it
+ * (each JVM's coarse clock ticks on its own), or any check while the publisher is descheduled between its clock
+ * read and its flip, may already count in C's first window, or in the window after the publisher's, and a new
+ * regime numbering that window afresh admitted it again (found by review twice: 3 + 4 in a window whose limits were
+ * 3, then 4, when C was pending; 10 + 4 in a window whose limits were 10, then 4, when C was in force and the
+ * publisher read its clock 1 ms before the boundary). So before its process first counts in a window of C, a
+ * window check announces the window's number in the file ({@code PolicyRegion.announceVolatile}, lock-free) and
+ * then reads the policy guard, and the publisher takes the guard and then reads the highest number announced
+ * ({@link RegimeEntry}): either the publisher sees the window, or the check waits for the publish and its claim
+ * fails its validation (the generation moved) and is checked again. Exact whatever the pauses and whatever the
+ * clocks.
  * Every new regime's base is the last number the regime it follows could use at the new epoch plus
  * {@link #NUMBER_JUMP} (a replaced pending regime's base plus the jump), so regimes own disjoint window
  * numbers: no window number is ever claimed under two regimes' caps, even when a publisher is descheduled
@@ -62,12 +61,13 @@ public final class PolicyPlanner
      * @param shadow     the new mode.
      * @param generation the generation being published.
      * @param nowMs      the publisher's monotonic ms.
-     * @param entered    whether a check began counting in {@code old}'s current regime
-     *                   ({@code PolicyRegion.enteredVolatile}, read under the policy guard).
+     * @param announced  the highest window number a check announced before counting in it
+     *                   ({@code PolicyRegion.enteredVolatile}, read under the policy guard), {@link Long#MIN_VALUE}
+     *                   when none.
      * @return the block to publish.
      */
     public static PolicyRegion.Block plan(final PolicyRegion.Block old, final long limit, final long windowMs,
-        final boolean shadow, final long generation, final long nowMs, final boolean entered)
+        final boolean shadow, final long generation, final long nowMs, final long announced)
     {
         if (old == null)
         {
@@ -80,6 +80,8 @@ public final class PolicyPlanner
         }
         // the first block's two regimes are one, numbered from 0 for all time (monotonic ms may be negative)
         final boolean first = old.base() == old.prevBase() && old.epochMs() == old.prevEpochMs();
+        // numbers grow from regime to regime: one at or above C's base is a window of C (any, in the first block)
+        final boolean entered = announced != Long.MIN_VALUE && (first || announced >= old.base());
         if (nowMs < old.epochMs() && !first && !entered)
         {
             // the pending regime never came into force: replace it, numbered past anything it could have used
@@ -88,8 +90,10 @@ public final class PolicyPlanner
                 old.prevBase());
         }
         final WindowRegime inForce = new WindowRegime(old.limit(), old.windowMs(), old.epochMs(), old.base(), 1);
-        // a regime a check entered is in force from its epoch on, whatever this clock reads
-        final long at = first ? nowMs : Math.max(nowMs, old.epochMs());
+        // a regime a check entered is in force from its epoch on, and up to its last window announced, whatever this
+        // clock reads
+        final long reached = first ? nowMs : Math.max(nowMs, old.epochMs());
+        final long at = entered ? Math.max(reached, inForce.startMs(announced)) : reached;
         final long number = inForce.number(at);
         // switched off, nothing was counted: the new regime can start now; else at the end of this window
         final long epoch = old.limit() == 0 ? at : inForce.startMs(number) + inForce.windowMs();

@@ -6,16 +6,19 @@ import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.QuotaTable;
 
 /**
- * Records, before a process first counts in a window regime, that a check entered it, so no publisher can then
- * replace the regime as still pending (why: {@link PolicyPlanner}).
+ * Announces, before a process first counts in a window of its current regime, the window's number in the file, so
+ * no publisher can then start a new regime at or before that window (why: {@link PolicyPlanner}).
  *
- * <p>Once per process and policy snapshot per action with a window regime that came into force by the check's
- * clock: take the policy guard (a check's usual 50 ms bound), raise the file's entered word to the regime's base,
- * release. The check's claim then runs and is validated against the policy generation as always. Every later
- * window check of that snapshot reads one volatile field ({@link ActionRule#entered}; a plain load on x86). When
- * the guard stays held (a publisher stopped mid-publish), the check answers as for an entry it cannot reach, and no
- * thread of the process waits on the guard for that action and snapshot again for the next 50 ms. Thread-safe: two
- * threads may both enter; the second changes nothing.
+ * <p>Once per process, policy snapshot, action and window: raise the file's entered word to the window's number
+ * ({@link PolicyRegion#announceVolatile}, a compare-and-set), then read the policy guard. A publisher takes the guard,
+ * then reads the word. So either the publisher reads the number and starts its regime after that window, or this
+ * check reads the guard held: it then waits for the guard (a check's usual 50 ms bound), after which a publish that
+ * missed the number has flipped the generation, and the check's claim fails its validation and is checked again
+ * under the new policy. No check takes the guard unless a publish (or an opening JVM adopting the policy) holds it,
+ * so a check paused here holds nothing. Every later window check of that window reads one volatile field
+ * ({@link ActionRule#announced}). When the guard stays held (a publisher stopped mid-publish), the check answers as
+ * for an entry it cannot reach, and no thread of the process waits on the guard for that action and snapshot again
+ * for the next 50 ms. Thread-safe: two threads may both announce; the second changes nothing.
  */
 final class RegimeEntry
 {
@@ -33,35 +36,37 @@ final class RegimeEntry
     /**
      * @param action the action.
      * @param rule   the action's rule in the check's snapshot.
-     * @param nowMs  the check's clock.
-     * @return true when the check may count in the regime its clock falls in; false when the policy guard could
-     * not be taken (answer as for an unreachable entry).
+     * @param cursor the window the check's clock falls in, under {@code rule}.
+     * @return true when the check may count in that window; false when a publish held the policy guard past the
+     * check's bound (answer as for an unreachable entry).
      */
-    boolean enter(final Action action, final ActionRule rule, final long nowMs)
+    boolean enter(final Action action, final ActionRule rule, final ActionRule.WindowCursor cursor)
     {
-        if (rule.entered || nowMs < rule.current.epochMs())
+        final long number = cursor.number();
+        if (number <= rule.announced || !rule.announces(cursor.regime()))
         {
-            return true; // the previous regime is never replaced, so a check in it needs no record
+            return true; // announced already; or the previous regime, which no publish replaces
         }
         final long now = ticker.nanos();
         if (rule.enterFailedAt != 0 && now - rule.enterFailedAt < QuotaTable.CHECK_TIMEOUT_NANOS)
         {
             return false;
         }
-        if (!table.acquirePolicyGuard(QuotaTable.CHECK_TIMEOUT_NANOS))
+        policy.announceVolatile(action.ordinal(), number);
+        if (table.guard().policyOwnerVolatile() != 0)
         {
-            rule.enterFailedAt = now | 1; // never 0
-            return false;
-        }
-        try
-        {
-            policy.enterUnderGuard(action.ordinal(), rule.current.base());
-        }
-        finally
-        {
+            // a publisher may have read the word before the number landed: let it finish (or take over a dead one)
+            if (!table.acquirePolicyGuard(QuotaTable.CHECK_TIMEOUT_NANOS))
+            {
+                rule.enterFailedAt = now | 1; // never 0
+                return false;
+            }
             table.releasePolicyGuard();
         }
-        rule.entered = true;
+        if (rule.announced < number)
+        {
+            rule.announced = number; // a racing thread may store a lower one: it only announces again
+        }
         return true;
     }
 }

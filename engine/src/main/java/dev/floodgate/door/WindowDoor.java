@@ -72,7 +72,7 @@ final class WindowDoor
                 }
                 return Outcomes.never(doors, identifier, hash, action, rule);
             }
-            if (!doors.regimes.enter(action, rule, nowMs))
+            if (!doors.regimes.enter(action, rule, cursor))
             {
                 return Outcomes.unavailable(doors, action);
             }

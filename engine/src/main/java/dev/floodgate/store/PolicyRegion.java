@@ -23,18 +23,20 @@ import org.agrona.concurrent.AtomicBuffer;
  *  56  previous window ms (64)
  *  64  previous epoch ms (64)
  *  72  previous base (64)
- *  80  entered (64)             record 0 only: the highest current-regime base a window check began counting in,
- *                               plus 2^63 (bases may be negative; 0 is none)
+ *  80  entered (64)             record 0 only: the highest window number a window check announced before it
+ *                               counted in it, plus 2^63 (numbers may be negative; 0 is none)
  *  88..127 reserved
  * </pre>
  *
- * The entered word is the one word checks write here: a window check whose clock has reached its current regime's
- * epoch records that regime's base before it counts in it for the first time in its process, under the policy
- * guard, and a publisher reads it under the guard. A publisher whose clock still reads before the epoch (a tick
- * behind, or descheduled between its clock read and its flip) then knows the regime is in force, not pending
- * ({@code door.PolicyPlanner}). It lives in record 0 whatever the generation, since it outlives publishes; bases
- * only grow, so a word at or above a regime's base says that regime was entered. Zero in a file whose checks never
- * wrote it (an older engine's), which reads as "none entered": the behaviour before the word existed.
+ * The entered word is the one word checks write here: before a process first counts in a window of its current
+ * regime, a window check raises it to that window's number ({@link #announceVolatile}, lock-free), then reads the
+ * policy guard; a publisher takes the guard, then reads the word. Either the publisher sees the number, and starts
+ * its new regime after that window ({@code door.PolicyPlanner}), or the check sees the guard held and waits for the
+ * publish, whose flip then fails the check's claim (see {@code door.RegimeEntry}). It lives in record 0 whatever the
+ * generation, since it outlives publishes; window numbers only grow from regime to regime, so a word at or above a
+ * regime's base says that regime was entered, and how far. An engine before window announcements wrote the regime's
+ * base under the guard (at or below its numbers, so still read as entered); zero in a file whose checks never wrote
+ * it, which reads as "none entered".
  */
 public final class PolicyRegion
 {
@@ -149,24 +151,31 @@ public final class PolicyRegion
     }
 
     /**
-     * Records that a window check is about to count in the regime whose first window number is {@code base}.
-     * Call under the policy guard.
+     * Raises the entered word to {@code number} (never lowers it), by compare-and-set: a window check about to
+     * count in that window for the first time in its process. The caller reads the policy guard next (volatile),
+     * which orders the two against a publisher's guard acquisition and read of the word.
      *
      * @param action an action ordinal.
-     * @param base   the current regime's base.
+     * @param number a window number of the current regime.
      */
-    public void enterUnderGuard(final int action, final long base)
+    public void announceVolatile(final int action, final long number)
     {
-        if (enteredVolatile(action) < base)
+        final int offset = enteredOffset(action);
+        while (true)
         {
-            buffer.putLongVolatile(enteredOffset(action), base + Long.MIN_VALUE);
+            final long word = buffer.getLongVolatile(offset);
+            if (word != 0 && word - Long.MIN_VALUE >= number ||
+                buffer.compareAndSetLong(offset, word, number + Long.MIN_VALUE))
+            {
+                return;
+            }
         }
     }
 
     /**
      * @param action an action ordinal.
-     * @return the highest regime base a check entered, {@link Long#MIN_VALUE} when none; call under the policy
-     * guard for a value no check raises before the caller's publish.
+     * @return the highest window number a check announced, {@link Long#MIN_VALUE} when none; call under the policy
+     * guard for a value that a check raising it later learns of (it then waits for the caller's publish).
      */
     public long enteredVolatile(final int action)
     {

@@ -170,6 +170,12 @@ public final class TableGuard
         return acquire(line, POLICY_OFFSET, timeoutNanos) || acquireSlow(line, POLICY_OFFSET, timeoutNanos, -2);
     }
 
+    /** @return the policy guard's owner word, 0 when free (volatile). */
+    public long policyOwnerVolatile()
+    {
+        return line.getLongVolatile(POLICY_OFFSET);
+    }
+
     /** Releases the policy guard. */
     public void releasePolicy()
     {
