@@ -27,7 +27,8 @@ final class UnknownNames
         Floodgate.POLICY_ENV, Floodgate.POLICY_PROPERTY,    // the engine: publish or adopt the policy
         "FLOODGATE_REBUILD", "FLOODGATE_REDIS_ENSURE",      // the tools: the launcher, the local Redis
         "floodgate.redis.port",                             // the benchmarks
-        "floodgate.seed", "floodgate.mix.seed", "floodgate.model.seed", "floodgate.crash.kills"); // the tests
+        "floodgate.seed", "floodgate.mix.seed", "floodgate.model.seed",
+        "floodgate.crash.kills", "floodgate.crash.seed");   // the tests
 
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
 
