@@ -14,7 +14,7 @@ import java.util.Map;
  * to its end (full at the start, plus its refill over the run's length, which the monotonic clock measures: reading
  * the server's clock at the end counted the time it took to get there, 18-37 tokens of refill in a 1 s run at 1,000 a
  * second, found by review): EXACT when equal, WITHIN when short by no more than the leases the nodes may hold unspent
- * (two per node: a lease and the half left when the next was asked for), WRONG when over the allowance or further
+ * (three leases and three quarters per node: see {@link #print}), WRONG when over the allowance or further
  * under, NOT_TESTED when no identifier was refused or attempted more than its allowance (the quota never had to
  * refuse, so nothing about it was shown). Round trips are the server's script calls over the run, beside
  * admitted / lease: they follow the tokens admitted, not the checks.
