@@ -61,6 +61,7 @@ final class BackgroundAgent
         final long graceNanos = config.reclaimGraceMs() * 1_000_000L;
         this.registry = new ProcessRegistry(table.header(), table.locks(), Math.min(STALL_NANOS, graceNanos / 2));
         this.registrySlot = registry.register(table.owner(), config.ticker().nanos());
+        counters.inherit(counterRegion, registrySlot);
         this.clock = new CoarseClock(config.ticker(), this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");
         this.janitorThread = Executors.newSingleThreadScheduledExecutor(r ->
         {
@@ -136,7 +137,7 @@ final class BackgroundAgent
 
     /**
      * Stops both threads (a janitor pass in flight finishes on mapped memory; table operations then throw),
-     * flushes the last counts, which unregistering folds into the retired block, and leaves the registry.
+     * flushes the last counts (they stay in this slot's block) and leaves the registry.
      */
     void close()
     {

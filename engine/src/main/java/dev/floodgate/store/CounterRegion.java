@@ -10,9 +10,13 @@ import java.util.Map;
 /**
  * Per-action check counters in the file's record, striped per process so that no check ever writes a line
  * another process writes. Each attached process owns the block of its registry slot and stores its running
- * totals there (release stores, from its clock thread); a closing process, or the janitor freeing a dead
- * process's slot, adds the block into the retired block with atomic adds and zeroes it. Readers sum the
- * retired block and every process block with volatile loads and no lock.
+ * totals there (release stores, from its clock thread), counted on from what the block held when it claimed the
+ * slot ({@link #ownVolatile}): the totals of every process that held the slot before it stay in the block, which
+ * nothing ever moves, so a process killed anywhere (in its close too) leaves each count in exactly one word. (Closing
+ * and freeing a dead slot once folded the block into the retired block, an add then a zeroing: a process killed
+ * between the two left its counts in both, and the slot's next owner folded them again, for good: found by review.)
+ * Readers sum the retired block (what engines before that change folded) and every process block with volatile
+ * loads and no lock.
  *
  * <pre>
  *  Block (one per process slot, plus the retired block), at ordinal x 32:
@@ -59,34 +63,18 @@ public final class CounterRegion
     }
 
     /**
-     * Adds a process block into the retired block and zeroes it. The caller owns the slot (its own on close,
-     * or a dead process's slot it has claimed).
-     *
-     * @param slot    the process slot.
-     * @param actions the number of actions.
+     * @return what a process block holds: the totals the slot's next owner counts on from. Read by the slot's owner.
      */
-    public void retire(final int slot, final int actions)
+    public long ownVolatile(final int slot, final int action, final int counter)
     {
-        for (int a = 0; a < actions; a++)
-        {
-            for (int c = 0; c < COUNTERS; c++)
-            {
-                final int offset = counterOffset(slot, a, c);
-                final long value = buffer.getLongVolatile(offset);
-                if (value != 0)
-                {
-                    buffer.getAndAddLong(counterOffset(-1, a, c), value);
-                    buffer.putLongRelease(offset, 0);
-                }
-            }
-        }
+        return buffer.getLongVolatile(counterOffset(slot, action, counter));
     }
 
     /**
      * @param action  an action ordinal.
      * @param counter one of {@link #ADMITTED}, {@link #REFUSED}, {@link #SHADOWED}, {@link #NEVER}.
-     * @return the node-wide total: retired plus every process block, volatile loads, no lock. Not a snapshot:
-     * a process retiring during the sum may be missed or counted twice for that one read.
+     * @return the node-wide total: retired plus every process block, volatile loads, no lock. Not a snapshot across
+     * processes.
      */
     public long totalVolatile(final int action, final int counter)
     {

@@ -24,7 +24,6 @@ public final class ProcessRegistry
         .map(Instant::toEpochMilli).orElse(0L);
 
     private final AtomicBuffer buffer;
-    private final CounterRegion counters;
     private final SlotLocks locks;
     private final long stallNanos;
     private long lastBeatRealNanos = System.nanoTime(); // guarded by this
@@ -38,14 +37,14 @@ public final class ProcessRegistry
     public ProcessRegistry(final FileHeader header, final SlotLocks locks, final long stallNanos)
     {
         this.buffer = header.buffer();
-        this.counters = new CounterRegion(header);
         this.locks = locks;
         this.stallNanos = stallNanos;
     }
 
     /**
-     * Records a slot this process claimed in the lock file ({@link SlotLocks#claimSlot}): folds a dead
-     * predecessor's counters (the slot's lock is ours, so nobody else can), then publishes the owner word here.
+     * Records a slot this process claimed in the lock file ({@link SlotLocks#claimSlot}): publishes the owner word
+     * here. The slot's counter block keeps its predecessors' totals, which this process counts on from
+     * ({@link CounterRegion}).
      *
      * @param owner    the owner word from {@link SlotLocks#claimSlot}.
      * @param nowNanos monotonic time.
@@ -55,10 +54,6 @@ public final class ProcessRegistry
     {
         final int slot = SlotLocks.slotOf(owner);
         final int base = FileHeader.processOffset(slot);
-        if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0)
-        {
-            counters.retire(slot, dev.floodgate.Action.values().length); // a dead process's counts
-        }
         buffer.putLong(base + FileHeader.PROCESS_PID, PID);
         buffer.putLong(base + FileHeader.PROCESS_START_MS, START_MS);
         buffer.putLong(base + FileHeader.PROCESS_ATTACHED_NANOS, nowNanos);
@@ -109,21 +104,19 @@ public final class ProcessRegistry
     }
 
     /**
-     * Leaves the registry on close: counters folded, owner cleared. The slot's kernel lock is dropped when the
-     * table is closed.
+     * Leaves the registry on close: owner cleared (the counter block stays, for the slot's next owner to count on
+     * from). The slot's kernel lock is dropped when the table is closed.
      *
      * @param owner this instance's owner word.
      */
     public synchronized void unregister(final long owner)
     {
         left = true; // under the heartbeat's monitor: no beat of this instance lands after this returns
-        final int slot = SlotLocks.slotOf(owner);
-        counters.retire(slot, dev.floodgate.Action.values().length);
-        buffer.putLongRelease(FileHeader.processOffset(slot) + FileHeader.PROCESS_OWNER, 0);
+        buffer.putLongRelease(FileHeader.processOffset(SlotLocks.slotOf(owner)) + FileHeader.PROCESS_OWNER, 0);
     }
 
     /**
-     * Frees dead processes' slots (folding their counters); a dead process's cached addresses died with it.
+     * Frees dead processes' slots (their counter blocks stay); a dead process's cached addresses died with it.
      *
      * @return slots freed.
      */
@@ -135,10 +128,9 @@ public final class ProcessRegistry
             final int base = FileHeader.processOffset(slot);
             if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0 && locks.tryClaim(slot))
             {
-                // the kernel lock is ours: nobody can register into the slot while its counters are folded
+                // the kernel lock is ours: nobody can register into the slot meanwhile
                 if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0)
                 {
-                    counters.retire(slot, dev.floodgate.Action.values().length);
                     buffer.putLongRelease(base + FileHeader.PROCESS_OWNER, 0);
                     freed++;
                 }

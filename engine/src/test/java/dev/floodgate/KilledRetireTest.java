@@ -1,0 +1,198 @@
+package dev.floodgate;
+
+import com.sun.jdi.Bootstrap;
+import com.sun.jdi.Location;
+import com.sun.jdi.VirtualMachine;
+import com.sun.jdi.connect.AttachingConnector;
+import com.sun.jdi.connect.Connector;
+import com.sun.jdi.event.BreakpointEvent;
+import com.sun.jdi.event.ClassPrepareEvent;
+import com.sun.jdi.event.Event;
+import com.sun.jdi.event.EventSet;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.ClassPrepareRequest;
+import com.sun.jdi.request.EventRequest;
+import dev.floodgate.store.CounterRegion;
+import dev.floodgate.store.ProcessRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A process killed while it closes (SIGKILL, the OOM killer, systemd's stop timeout) must leave each of its checks
+ * counted once in the node's totals. Close once folded the process's counter block into the retired block one
+ * counter at a time, an atomic add then a store of 0: killed between the two, the counter was in both blocks, its
+ * registry slot still owned, and the next process to claim the slot (or a janitor's {@code freeDead}) folded it
+ * again, counted twice for good (found by review). The block now stays where it is and the slot's next owner
+ * counts on from it.
+ *
+ * <p>Deterministic: the closing child runs under the debugger and is killed at the last store of its close's
+ * counter step: the zeroing after the add where close folds ({@code CounterRegion.retire}), else the clearing of its
+ * registry slot's owner word ({@code ProcessRegistry.unregister}).
+ */
+@Timeout(120)
+class KilledRetireTest
+{
+    private static final int CHECKS = 5;
+
+    @TempDir
+    Path dir;
+
+    static FloodgateConfig config(final Path file)
+    {
+        return FloodgateConfig.builder().file(file).capacity(1_000)
+            .limit(Action.AUTH, 1_000, FloodgateConfig.MAX_WINDOW_MS).build();
+    }
+
+    /** Child: opens the table, makes {@value #CHECKS} admitted checks, and closes (where it is killed). */
+    public static final class CheckThenClose
+    {
+        public static void main(final String[] args)
+        {
+            try (Floodgate gate = Floodgate.open(config(Path.of(args[0]))))
+            {
+                for (int i = 0; i < CHECKS; i++)
+                {
+                    gate.checkLimit("10.0.0." + i, Action.AUTH);
+                }
+                System.out.println("CLOSING");
+            }
+            System.out.println("CLOSED");
+        }
+    }
+
+    @Test
+    void shouldNotCountAClosingProcessesChecksTwiceWhenItIsKilledInsideTheFold() throws Exception
+    {
+        final Path file = dir.resolve("t.map");
+        final List<String> command = JvmFlags.javaCommand(CheckThenClose.class.getName(),
+            System.getProperty("java.class.path"), List.of("-Xmx192m", "-XX:+UseSerialGC",
+                "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0"),
+            List.of(file.toString()));
+        final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final StringBuilder transcript = new StringBuilder();
+        boolean killedInFold = false;
+        try
+        {
+            final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8));
+            final String listening = out.readLine();
+            final Matcher port = Pattern.compile("address: (?:[^:]*:)?(\\d+)").matcher(String.valueOf(listening));
+            assertTrue(port.find(), "jdwp: " + listening);
+            final Thread drain = new Thread(() ->
+            {
+                try
+                {
+                    for (String line; (line = out.readLine()) != null; )
+                    {
+                        synchronized (transcript)
+                        {
+                            transcript.append(line).append('\n');
+                        }
+                    }
+                }
+                catch (final Exception ignored)
+                {
+                    // the child ended
+                }
+            });
+            drain.setDaemon(true);
+            drain.start();
+            final AttachingConnector attach = Bootstrap.virtualMachineManager().attachingConnectors().stream()
+                .filter(c -> c.name().equals("com.sun.jdi.SocketAttach")).findFirst().orElseThrow();
+            final Map<String, Connector.Argument> arguments = attach.defaultArguments();
+            arguments.get("hostname").setValue("127.0.0.1");
+            arguments.get("port").setValue(port.group(1));
+            final VirtualMachine vm = attach.attach(arguments);
+            for (final String name : List.of(CounterRegion.class.getName(), ProcessRegistry.class.getName()))
+            {
+                final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
+                prepare.addClassFilter(name);
+                prepare.enable();
+            }
+            vm.resume();
+            while (!killedInFold)
+            {
+                final EventSet events = vm.eventQueue().remove(60_000);
+                assertNotNull(events, "the child went quiet; transcript: " + transcript);
+                for (final Event event : events)
+                {
+                    if (event instanceof ClassPrepareEvent prepared)
+                    {
+                        final boolean counters = prepared.referenceType().name().equals(CounterRegion.class.getName());
+                        final List<com.sun.jdi.Method> methods = prepared.referenceType()
+                            .methodsByName(counters ? "retire" : "unregister");
+                        final String store = counters ? "putLongRelease(offset, 0)" : "PROCESS_OWNER, 0)";
+                        for (final com.sun.jdi.Method method : methods)
+                        {
+                            for (final Location at : method.allLineLocations())
+                            {
+                                if (sourceLine(at, prepared.referenceType().name()).contains(store))
+                                {
+                                    final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
+                                    stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+                                    stop.enable();
+                                }
+                            }
+                        }
+                    }
+                    else if (event instanceof BreakpointEvent)
+                    {
+                        child.destroyForcibly(); // SIGKILL inside close's counter step
+                        killedInFold = true;
+                    }
+                }
+                if (!killedInFold)
+                {
+                    events.resume();
+                }
+            }
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child died");
+        }
+        finally
+        {
+            child.destroyForcibly();
+            child.waitFor(10, TimeUnit.SECONDS);
+        }
+        synchronized (transcript)
+        {
+            assertTrue(transcript.toString().contains("CLOSING"), "killed in close: " + transcript);
+            assertFalse(transcript.toString().contains("CLOSED"), "killed in close: " + transcript);
+        }
+        try (Floodgate next = Floodgate.open(config(file)))
+        {
+            next.cleanup(); // frees dead processes' slots (the claim above may already have folded it)
+            final long admitted = next.checks().get(Action.AUTH).admitted();
+            assertEquals(CHECKS, admitted, "the node admitted " + CHECKS + " AUTH checks and stats says " + admitted);
+        }
+    }
+
+    private static String sourceLine(final Location location, final String className)
+    {
+        try
+        {
+            final List<String> lines = java.nio.file.Files.readAllLines(Path.of(System.getProperty("user.dir"),
+                "src/main/java", className.replace('.', '/') + ".java"));
+            return lines.get(location.lineNumber() - 1);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+}
