@@ -71,6 +71,7 @@ final class Attachment
         }
         try
         {
+            table.confirmLockFile(); // registered: a process pairing another lock file now sees this one
             this.doors = new Doors(table, config.capacity(), config.ticker(), agent.clock(), counters,
                 agent::requestEmergencyCleanup, unreachable, cluster);
             agent.startJanitor(doors::policy);

@@ -16,7 +16,7 @@ package dev.floodgate.store;
  *                      rounded up to 64
  *  S - GUARD_LINE      Floodgate's guard line [TableGuard.LENGTH = 64]: allocation  TableGuard
  *                      guard | policy guard | repairs | last dead owner | timeouts
- *                      | tier counts repaired | diverged | reserved. Space Chronicle
+ *                      | tier counts repaired | diverged | paired lock file. Space Chronicle
  *                      reserves for its global state and leaves unused
  *  S                   segment headers (page aligned), segmentHeaderSize each:      Chronicle, then
  *                        +0  Chronicle: lock, entries, lowest free chunk, next      TableGuard

@@ -253,6 +253,18 @@ public final class QuotaTable implements AutoCloseable
         return scans;
     }
 
+    /**
+     * Checks, once this process registered, that the table still pairs with this process's lock file
+     * ({@link LockFilePairing}).
+     *
+     * @throws FloodgateFileException when the lock file was made again beside the table and another process
+     * attached with it.
+     */
+    public void confirmLockFile()
+    {
+        LockFilePairing.confirm(this);
+    }
+
     /** @return the guards every Chronicle Map lock of this file is taken under. */
     public TableGuard guard()
     {

@@ -47,7 +47,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   32  Timeouts (64): acquisitions given up
  *   40  Tier counts repaired (64)
  *   48  Tier counts diverged beyond repair (64)
- *   56  reserved
+ *   56  Paired lock file (64): the nonce of the lock file the table's processes use, 0 before the first
+ *       attach ({@link LockFilePairing})
  * </pre>
  *
  * Guarantees: mutual exclusion per guard among live processes and among the threads of one process; a dead
@@ -68,6 +69,7 @@ public final class TableGuard
     public static final int TIMEOUTS_OFFSET = 32;
     public static final int TIER_REPAIRS_OFFSET = 40;
     public static final int TIER_DIVERGENCES_OFFSET = 48;
+    public static final int PAIRED_LOCK_FILE_OFFSET = 56;
     public static final int LENGTH = 64;
 
     private final UnsafeBuffer line;
@@ -168,6 +170,18 @@ public final class TableGuard
     public boolean acquirePolicy(final long timeoutNanos)
     {
         return acquire(line, POLICY_OFFSET, timeoutNanos) || acquireSlow(line, POLICY_OFFSET, timeoutNanos, -2);
+    }
+
+    /** @return the nonce of the lock file the table is paired with, 0 when none (volatile). */
+    long pairedLockFileVolatile()
+    {
+        return line.getLongVolatile(PAIRED_LOCK_FILE_OFFSET);
+    }
+
+    /** Pairs the table with a lock file's nonce, by compare-and-set. @return whether it moved. */
+    boolean pairLockFile(final long expected, final long nonce)
+    {
+        return line.compareAndSetLong(PAIRED_LOCK_FILE_OFFSET, expected, nonce);
     }
 
     /** @return the policy guard's owner word, 0 when free (volatile). */

@@ -126,6 +126,15 @@ final class TableOpener
             final BootId current = BootId.current();
             if (table.header().bootId().equals(current))
             {
+                try
+                {
+                    LockFilePairing.pair(table);
+                }
+                catch (final RuntimeException | Error ex)
+                {
+                    table.unmapUnopened();
+                    throw ex;
+                }
                 return table;
             }
             final BootId old = table.header().bootId();
