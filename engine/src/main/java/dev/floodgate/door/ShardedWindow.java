@@ -27,6 +27,13 @@ import dev.floodgate.store.ShardWords;
  * idle while its neighbours moved on by 4 million windows, or across many policy changes) may read as a recent
  * window with a stale count: that can only refuse, never admit more, and only in a window whose tag matches.
  *
+ * <p>A claim's receipt keeps the tag only, and its give-back reads it from the window the claiming check started
+ * in ({@link #numberFrom}). So no claim lands 2<sup>22</sup> or more windows past that window: a check meeting a
+ * shard that far ahead is refused on it ({@link #tryClaim}), and a give-back always finds the window its claim was
+ * made in. The policy's numbering can put a shard that far ahead of a check a tick behind it: each replacement of
+ * a pending regime moves its base on by {@link PolicyPlanner#NUMBER_JUMP}, and four publishes inside one window
+ * put it 2<sup>22</sup> past the window in force, with the same tag.
+ *
  * <p>A claim is one compare-and-set that either adds within the shard's cap for the current window or, when the
  * word holds an older window or is unused (word and newest number 0, as created), starts the shard afresh (a reset
  * zeroes the word only: it then reads as an empty window at or below the newest number). Window numbers
@@ -77,7 +84,8 @@ public final class ShardedWindow
     /**
      * @param word         a shard word.
      * @param from         a window number the word's window is at or after, and less than 2<sup>22</sup> windows
-     *                     past (a receipt and the window its check started in).
+     *                     past (a receipt and the window its check started in: {@link #tryClaim} refuses a claim
+     *                     any farther).
      * @return the window number the word holds.
      */
     static long numberFrom(final long word, final long from)
@@ -126,9 +134,16 @@ public final class ShardedWindow
      * previous regime's last window (its clock read before that check's) is refused on this shard rather
      * than counted there: it under-admits until the window ends, never over-admits.
      *
+     * <p>Likewise a word holding a number 2<sup>22</sup> or more windows past {@code from} refuses: the receipt's
+     * tag could not name it from there (after four publishes inside one window, the new regime's first window has
+     * the tag of the window in force, and a check a tick behind gave its claim back to the wrong window: skipped, the
+     * tokens stayed counted; found by review). Under-admission for that check until its clock catches up.
+     *
      * @param entry        the entry.
      * @param want         tokens wanted, at least 1.
-     * @param windowNumber the current window number.
+     * @param windowNumber the current window number (at or after {@code from}, less than 2<sup>22</sup> past it).
+     * @param from         the window number the claiming check started from, which its give-backs read the
+     *                     receipt against.
      * @param previous     the regime before the current one.
      * @param current      the current regime (windows numbered from its base on).
      * @param shard        the shard index (its word and its cap).
@@ -137,7 +152,7 @@ public final class ShardedWindow
      * they were claimed in (for {@link #giveBack}); or, with {@code used == 0}, {@link #EXHAUSTED},
      * {@link #RACE} (a compare-and-set lost: retry) or {@link #STALE} (the generation changed: resolve again).
      */
-    public static long tryClaim(final Entry entry, final long want, final long windowNumber,
+    public static long tryClaim(final Entry entry, final long want, final long windowNumber, final long from,
         final WindowRegime previous, final WindowRegime current, final int shard, final long generation)
     {
         final long word = ShardWords.wordVolatile(entry, shard);
@@ -162,11 +177,12 @@ public final class ShardedWindow
         {
             number = held;
             used = used(word);
-            if (held > windowNumber && !owned(number, previous, current))
+            if (held > windowNumber && refuses(held, from, previous, current))
             {
                 // A number between the previous regime's last window and the current base belongs to no regime
                 // of this policy: a check on an older snapshot (it gives its claim back) moved the word there
-                // from the window in force, whose count is lost. Refuse rather than count in it.
+                // from the window in force, whose count is lost. Refuse rather than count in it. And one too far
+                // past the check's start for its receipt to name.
                 return EXHAUSTED;
             }
         }
@@ -187,6 +203,30 @@ public final class ShardedWindow
             return RACE;
         }
         return word(number, take);
+    }
+
+    /**
+     * {@link #tryClaim} with {@code from} the window number itself: a check claiming in the window it started in.
+     */
+    public static long tryClaim(final Entry entry, final long want, final long windowNumber,
+        final WindowRegime previous, final WindowRegime current, final int shard, final long generation)
+    {
+        return tryClaim(entry, want, windowNumber, windowNumber, previous, current, shard, generation);
+    }
+
+    /**
+     * @param held     a shard's window number, newer than the window a check claims in.
+     * @param from     the window number that check started from.
+     * @param previous the regime before the current one.
+     * @param current  the current regime.
+     * @return true when the check must not claim in {@code held}: no regime of its policy owns it
+     * ({@link #owned}), or it is 2<sup>22</sup> or more windows past {@code from}, where a receipt's tag no longer
+     * names it ({@link #numberFrom}).
+     */
+    static boolean refuses(final long held, final long from, final WindowRegime previous,
+        final WindowRegime current)
+    {
+        return held - from > TAG_MASK || !owned(held, previous, current);
     }
 
     /**

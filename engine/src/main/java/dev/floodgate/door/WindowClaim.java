@@ -114,8 +114,8 @@ final class WindowClaim
         {
             final int shard = home + k < sweep ? home + k : home + k - sweep;
             long receipt;
-            while ((receipt = ShardedWindow.tryClaim(entry, remaining, number, rule.previous, rule.current, shard,
-                generation)) == ShardedWindow.RACE)
+            while ((receipt = ShardedWindow.tryClaim(entry, remaining, number, windowNumber, rule.previous,
+                rule.current, shard, generation)) == ShardedWindow.RACE)
             {
                 probe = ShardProbe.advance(probe); // lost a race: spread to another home next time
             }
@@ -126,8 +126,10 @@ final class WindowClaim
             }
             final long take = ShardedWindow.used(receipt);
             // a shard already in a newer window (a clock read a little later) makes the rest claim in it too,
-            // as that shard does: a late check counts in one window, not in whichever each shard last saw
-            number = newer(number, take > 0 ? ShardedWindow.numberFrom(receipt, number) : seen(entry, shard), rule);
+            // as that shard does: a late check counts in one window, not in whichever each shard last saw (one
+            // its receipts can name from windowNumber: less than 2^22 past it, as tryClaim's claims are)
+            number = newer(number, take > 0 ? ShardedWindow.numberFrom(receipt, number) : seen(entry, shard),
+                windowNumber, rule);
             if (take > 0)
             {
                 remaining -= take;
@@ -203,9 +205,9 @@ final class WindowClaim
             ShardedWindow.number(word, ShardWords.newestVolatile(entry, shard));
     }
 
-    private static long newer(final long number, final long seen, final ActionRule rule)
+    private static long newer(final long number, final long seen, final long from, final ActionRule rule)
     {
-        return seen > number && ShardedWindow.owned(seen, rule.previous, rule.current) ? seen : number;
+        return seen > number && !ShardedWindow.refuses(seen, from, rule.previous, rule.current) ? seen : number;
     }
 
     private static void clear(final long[] receipts, final int shards)

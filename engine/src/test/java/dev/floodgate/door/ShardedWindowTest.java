@@ -176,6 +176,35 @@ class ShardedWindowTest
     }
 
     @Test
+    void shouldClaimOnlyWhereTheReceiptNamesTheWindowFromTheChecksStartSoEveryGiveBackLands()
+    {
+        // a shard already in a newer window takes the claim there, as long as the receipt's tag, read from the
+        // window the check started in, names it: less than 2^22 windows past; 2^22 past has that window's tag
+        final WindowRegime regime = new WindowRegime(3, 1_000, 0, Long.MIN_VALUE, 1);
+        final long from = 7L << 22;
+        for (final long ahead : new long[] {1, (1L << 22) - 1, 1L << 22, 5L << 22})
+        {
+            final Entry value = oneShard();
+            final long held = from + ahead;
+            assertTrue(ShardWords.casNewest(value, 0, 0, held));
+            ShardWords.putWordVolatile(value, 0, ShardedWindow.word(held, 1));
+            final long receipt = ShardedWindow.tryClaim(value, 2, from, regime, regime, 0, 0);
+            if (ahead < 1L << 22)
+            {
+                assertEquals(2, ShardedWindow.used(receipt), ahead + " windows ahead: claimed in the shard's window");
+                assertEquals(held, ShardedWindow.numberFrom(receipt, from));
+                assertTrue(ShardedWindow.giveBack(value, 0, receipt, from, 0));
+                assertEquals(ShardedWindow.word(held, 1), ShardWords.wordVolatile(value, 0), "given back in full");
+            }
+            else
+            {
+                assertEquals(ShardedWindow.EXHAUSTED, receipt, ahead + " windows ahead: refused on this shard");
+                assertEquals(ShardedWindow.word(held, 1), ShardWords.wordVolatile(value, 0), "nothing written");
+            }
+        }
+    }
+
+    @Test
     void shouldSpreadProbesOverShardsWithoutDivision()
     {
         final int[] hits = new int[3];
