@@ -101,10 +101,11 @@ public final class EntryArithmetic
             caps[shard] = regime.cap(shard);
             final long held = ShardedWindow.number(words[shard], newest[shard]);
             final boolean unused = words[shard] == 0 && newest[shard] == 0;
-            // a shard on a newer number no regime owns refuses the window in force (ShardedWindow.tryClaim): so
-            // does the probe, which said tokens remained where every check was refused (found by review)
-            used[shard] = !unused && held > cursor.number() && !ShardedWindow.owned(held, rule.previous,
-                rule.current) ? Math.max(caps[shard], ShardedWindow.used(words[shard])) :
+            // a shard on a newer number no regime owns, or 2^22 windows or more past the check's, refuses the
+            // window in force (ShardedWindow.tryClaim): so does the probe, which said tokens remained where every
+            // check was refused (found by review)
+            used[shard] = !unused && held > cursor.number() && ShardedWindow.refuses(held, cursor.number(),
+                rule.previous, rule.current) ? Math.max(caps[shard], ShardedWindow.used(words[shard])) :
                 ShardedWindow.usedIn(words[shard], newest[shard], cursor.number());
             total += used[shard];
         }
