@@ -44,6 +44,10 @@ import dev.floodgate.store.PolicyRegion;
  * windows behind it. Each publish moves the numbering on by 2<sup>20</sup> plus the windows elapsed, so a shard
  * left untouched across four publishes may read as a recent window; that only refuses (its count is stale), in
  * the one window whose tag matches, and the janitor reaps an idle window entry within a few cleanup intervals.
+ * Replacing a pending regime moves its base on by 2<sup>20</sup> with no window elapsed, so four publishes inside
+ * one window put the new regime's first window 2<sup>22</sup> past the window in force, with its tag; a claim's
+ * receipt keeps the tag only, so a check whose clock is still in the window in force is refused on a shard already
+ * there ({@link ShardedWindow#tryClaim}) rather than claim where its give-back could not find the claim.
  */
 public final class PolicyPlanner
 {
