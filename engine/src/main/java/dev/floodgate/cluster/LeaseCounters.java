@@ -1,13 +1,29 @@
 package dev.floodgate.cluster;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One client's running totals, for stats. Each call is counted once, when its {@link Lease} is decided and before
  * the caller sees it; the totals are exact once the calls have returned and move while they run. Thread-safe.
+ *
+ * <p>Tokens leased count each lease request (key, node, seq) once, the first time its grant reaches a caller of
+ * this client: an {@link Lease.Outcome#APPLIED} answer, or a {@link Lease.Outcome#REPLAYED} one to a request whose
+ * earlier call from this client ended {@link Lease.Outcome#UNAVAILABLE} (Redis may have applied it after the bound:
+ * the retry's replay is then the first this client hears of the grant). A replay of an answer this client already
+ * got is not counted again. Counted until a review found it: APPLIED answers only, so a grant recovered by a retry
+ * was never counted. The unanswered requests are remembered until their retry is answered, at most
+ * {@link #UNANSWERED_KEPT} of them (beyond that a recovered grant goes uncounted: the count can fall short, never
+ * count one twice). A replay of a request another client sent (another JVM of the node retrying it) is not this
+ * client's to count.
  */
 public final class LeaseCounters
 {
+    /** The most unanswered lease requests remembered for their retry's replay. */
+    static final int UNANSWERED_KEPT = 4_096;
+
+    private final Set<Request> unanswered = ConcurrentHashMap.newKeySet();
     private final AtomicLong roundTrips = new AtomicLong();
     private final AtomicLong unavailable = new AtomicLong();
     private final AtomicLong scriptReloads = new AtomicLong();
@@ -24,15 +40,32 @@ public final class LeaseCounters
         scriptReloads.incrementAndGet();
     }
 
-    void lease(final Lease lease)
+    void lease(final LeaseKey key, final String node, final long seq, final Lease lease)
     {
-        if (lease.outcome() == Lease.Outcome.UNAVAILABLE)
+        final Request request = new Request(key, node, seq);
+        switch (lease.outcome())
         {
-            unavailable.incrementAndGet();
-        }
-        else if (lease.outcome() == Lease.Outcome.APPLIED)
-        {
-            tokensLeased.addAndGet(lease.tokens());
+            case UNAVAILABLE ->
+            {
+                unavailable.incrementAndGet();
+                if (unanswered.size() < UNANSWERED_KEPT)
+                {
+                    unanswered.add(request);
+                }
+            }
+            case APPLIED ->
+            {
+                unanswered.remove(request);
+                tokensLeased.addAndGet(lease.tokens());
+            }
+            case REPLAYED ->
+            {
+                if (unanswered.remove(request))
+                {
+                    tokensLeased.addAndGet(lease.tokens()); // the first this client hears of that grant
+                }
+            }
+            default -> unanswered.remove(request);
         }
     }
 
@@ -69,7 +102,10 @@ public final class LeaseCounters
         return scriptReloads.get();
     }
 
-    /** @return tokens granted by leases applied now (replays are not counted again). */
+    /**
+     * @return tokens granted to this client's lease requests, each request once: applied now, or recovered by a
+     * replay after this client's earlier call of it got no answer (see the class comment).
+     */
     public long tokensLeased()
     {
         return tokensLeased.get();
@@ -79,5 +115,10 @@ public final class LeaseCounters
     public long tokensRefunded()
     {
         return tokensRefunded.get();
+    }
+
+    /** A lease request: its replay answers the same grant, whatever amount the retry asked. */
+    private record Request(LeaseKey key, String node, long seq)
+    {
     }
 }

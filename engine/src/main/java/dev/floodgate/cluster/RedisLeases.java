@@ -98,7 +98,7 @@ public final class RedisLeases implements AutoCloseable
     {
         return call(LeaseScript.LEASE, key, limit, node, seq, want).thenApply(lease ->
         {
-            counters.lease(lease);
+            counters.lease(key, node, seq, lease);
             return lease;
         });
     }
@@ -112,7 +112,7 @@ public final class RedisLeases implements AutoCloseable
         final long want)
     {
         final Lease lease = await(call(LeaseScript.LEASE, key, limit, node, seq, want));
-        counters.lease(lease);
+        counters.lease(key, node, seq, lease);
         return lease;
     }
 
