@@ -37,7 +37,7 @@ final class ClusterFigures
                 gate.counters().sum(a, ClusterCounters.FALLBACK_REFUSED),
                 gate.counters().sum(a, ClusterCounters.FALLBACK_LOCAL)));
         }
-        return new ClusterStats.Process(connection(gate), totals.roundTrips(), totals.tokensLeased(),
-            totals.tokensRefunded(), totals.unavailable(), Map.copyOf(checks));
+        return new ClusterStats.Process(connection(gate), totals.roundTrips(),
+            gate == null ? 0 : gate.counters().total(ClusterCounters.LEASED), totals.tokensRefunded(), totals.unavailable(), Map.copyOf(checks));
     }
 }

@@ -33,7 +33,12 @@ public final class ClusterStats
      * @param leasesHeld       live lease entries: (identifier, action) pairs whose cluster bucket the node leases.
      * @param tokensUnused     tokens leased and not yet spent, over every lease entry (the under-admission bound now).
      * @param roundTrips       commands sent to Redis by every JVM of the node.
-     * @param tokensLeased     tokens granted by leases applied (a replayed answer is not counted again).
+     * @param tokensLeased     tokens the cluster granted that reached the node's balances: each grant once, when a
+     *                         JVM of the node commits it, whether Redis answered the lease at once or replayed
+     *                         the grant to a retry (the first answer lost to the bound); a grant whose sequence had
+     *                         moved on before its commit (another JVM committed it, or a give-back took the
+     *                         number) reached no balance and is not counted. So tokens leased = spent + unused +
+     *                         refunded, less what a JVM killed mid-commit or mid-give-back lost.
      * @param tokensRefunded   tokens given back by refunds applied.
      * @param unavailable      lease or refund calls that got no answer within their bound.
      * @param refused          checks refused by the cluster (the node's lease short and its bucket drained).
@@ -63,7 +68,8 @@ public final class ClusterStats
      *
      * @param connection     its connection to Redis now.
      * @param roundTrips     commands its client sent to Redis.
-     * @param tokensLeased   tokens granted by its leases applied.
+     * @param tokensLeased   tokens its commits added to the node's balances (as {@link Node#tokensLeased()}
+     *                       counts them: each grant once, a replayed one included).
      * @param tokensRefunded tokens given back by its refunds applied.
      * @param unavailable    its calls that got no answer within their bound.
      * @param checks         per action, its checks the cluster refused or answered by the fallback.

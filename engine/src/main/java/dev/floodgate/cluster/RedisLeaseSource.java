@@ -94,7 +94,7 @@ public final class RedisLeaseSource implements LeaseSource
     public Totals totals()
     {
         final LeaseCounters c = leases.counters();
-        return new Totals(c.roundTrips(), c.tokensLeased(), c.tokensRefunded(), c.unavailable());
+        return new Totals(c.roundTrips(), c.tokensRefunded(), c.unavailable());
     }
 
     @Override

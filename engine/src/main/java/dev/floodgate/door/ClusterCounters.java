@@ -6,10 +6,11 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
- * This process's counts of what the cluster answered its checks (refusals, fallbacks by kind), per action, in
- * probe-striped {@link LongAdder} cells so that checks refused in a burst never serialise on one line; and the
- * flush that adds them, with the lease source's totals, into the node's counters of the file
- * ({@link ClusterCounterRegion}) as what changed since the last flush. Thread-safe.
+ * This process's counts of what the cluster answered its checks (refusals, fallbacks by kind) and of the tokens its
+ * lease commits added to the node's balances, per action, in probe-striped {@link LongAdder} cells so that checks
+ * refused in a burst never serialise on one line; and the flush that adds them, with the lease source's totals,
+ * into the node's counters of the file ({@link ClusterCounterRegion}) as what changed since the last flush.
+ * Thread-safe.
  */
 public final class ClusterCounters
 {
@@ -19,7 +20,16 @@ public final class ClusterCounters
     public static final int FALLBACK_REFUSED = 1;
     /** A check admitted on the node's quota alone for want of a lease (fallback {@code local}). */
     public static final int FALLBACK_LOCAL = 2;
-    public static final int KINDS = 3;
+    /**
+     * Tokens leased: what the cluster granted that this process's commits added to the node's balance. Each grant
+     * is counted once, by the commit that moved its sequence on ({@code LeaseRefill.commitGrant}), whether its
+     * answer came applied or replayed to a retry; a grant whose sequence had already moved on (committed by another
+     * fetcher, or spent by a give-back) reached no balance and is not counted. Counted from the client's answers
+     * until a review found that a grant recovered by a retry (its first answer lost to the bound) was never
+     * counted, and one that never reached the balance was.
+     */
+    public static final int LEASED = 3;
+    public static final int KINDS = 4;
 
     private final LongAdder[] cells;
     /** What the file was given so far, per {@link ClusterCounterRegion} counter; guarded by this. */
@@ -40,9 +50,14 @@ public final class ClusterCounters
         cells[action * KINDS + kind].increment();
     }
 
+    void add(final int action, final int kind, final long amount)
+    {
+        cells[action * KINDS + kind].add(amount);
+    }
+
     /**
      * @param action an action's ordinal.
-     * @param kind   {@link #REFUSED}, {@link #FALLBACK_REFUSED} or {@link #FALLBACK_LOCAL}.
+     * @param kind   {@link #REFUSED}, {@link #FALLBACK_REFUSED}, {@link #FALLBACK_LOCAL} or {@link #LEASED}.
      * @return this process's running total.
      */
     public long sum(final int action, final int kind)
@@ -50,7 +65,11 @@ public final class ClusterCounters
         return cells[action * KINDS + kind].sum();
     }
 
-    private long total(final int kind)
+    /**
+     * @param kind {@link #REFUSED}, {@link #FALLBACK_REFUSED}, {@link #FALLBACK_LOCAL} or {@link #LEASED}.
+     * @return this process's running total over every action.
+     */
+    public long total(final int kind)
     {
         long sum = 0;
         for (int i = kind; i < cells.length; i += KINDS)
@@ -74,7 +93,7 @@ public final class ClusterCounters
         final LeaseSource.Totals source = totals.get();
         final long[] now = new long[ClusterCounterRegion.COUNTERS];
         now[ClusterCounterRegion.ROUND_TRIPS] = source.roundTrips();
-        now[ClusterCounterRegion.TOKENS_LEASED] = source.tokensLeased();
+        now[ClusterCounterRegion.TOKENS_LEASED] = total(LEASED);
         now[ClusterCounterRegion.TOKENS_REFUNDED] = source.tokensRefunded();
         now[ClusterCounterRegion.UNAVAILABLE] = source.unavailable();
         now[ClusterCounterRegion.REFUSED] = total(REFUSED);

@@ -85,7 +85,7 @@ public final class ClusterGate implements AutoCloseable
         final long takeoverNanos = LeaseFetcher.TAKEOVER_BOUNDS * TimeUnit.MILLISECONDS.toNanos(source.timeoutMs());
         this.giveBacks = new LeaseGiveBack(source, ticker, windowsMs, takeoverNanos, holders);
         this.fetcher = new LeaseFetcher(source, owner, ticker, limits, windowsMs, leaseSize, takeoverNanos, holders,
-            giveBacks);
+            giveBacks, counters);
     }
 
     /** @return this process's counts of cluster refusals and fallbacks. */

@@ -44,12 +44,13 @@ final class LeaseFetcher
     private final long takeoverNanos;
     private final RefillHolders holders;
     private final LeaseGiveBack giveBacks;
+    private final ClusterCounters counters;
     /** Per action: until when (monotonic ns) this JVM answers the fallback without asking again. */
     private final AtomicLongArray downUntil;
 
     LeaseFetcher(final LeaseSource source, final Object owner, final Ticker ticker, final long[] limits,
         final long[] windowsMs, final long[] leaseSize, final long takeoverNanos, final RefillHolders holders,
-        final LeaseGiveBack giveBacks)
+        final LeaseGiveBack giveBacks, final ClusterCounters counters)
     {
         this.msPerToken = new double[limits.length];
         for (int a = 0; a < limits.length; a++)
@@ -63,6 +64,7 @@ final class LeaseFetcher
         this.takeoverNanos = takeoverNanos;
         this.holders = holders;
         this.giveBacks = giveBacks;
+        this.counters = counters;
         this.downUntil = new AtomicLongArray(leaseSize.length);
     }
 
@@ -168,7 +170,10 @@ final class LeaseFetcher
                 {
                     slot.refillBelow = threshold(leaseSize[a], balanceAtStart, LeaseWords.balanceVolatile(slot.entry));
                 }
-                LeaseRefill.commitGrant(slot.entry, slot.generation, sequence, grant.tokens(), now);
+                if (LeaseRefill.commitGrant(slot.entry, slot.generation, sequence, grant.tokens(), now))
+                {
+                    counters.add(a, ClusterCounters.LEASED, grant.tokens()); // in the balance: leased, once
+                }
                 if (grant.tokens() < want)
                 {
                     final long halfLease = (leaseSize[a] + 1) / 2;

@@ -44,15 +44,18 @@ public interface LeaseSource extends AutoCloseable
     /**
      * A source's running totals since it was opened, each exact once its calls have returned.
      *
+     * Tokens leased are not the source's to count: the doors count what their commits added to the node's balance
+     * ({@link ClusterCounters#LEASED}), which no answer alone tells (a grant may be replayed to a retry, or reach
+     * no balance when its sequence moved on).
+     *
      * @param roundTrips     commands sent to the server (a script sent whole after the server lost it is a second).
-     * @param tokensLeased   tokens granted by leases applied (a replayed answer is not counted again).
      * @param tokensRefunded tokens given back by refunds applied.
      * @param unavailable    calls that got no answer within the bound.
      */
-    record Totals(long roundTrips, long tokensLeased, long tokensRefunded, long unavailable)
+    record Totals(long roundTrips, long tokensRefunded, long unavailable)
     {
         /** Nothing counted. */
-        public static final Totals NONE = new Totals(0, 0, 0, 0);
+        public static final Totals NONE = new Totals(0, 0, 0);
     }
 
     /** @return this source's running totals; none by default. */

@@ -45,7 +45,8 @@ final class ClusterMeters
             .description("commands this process's client sent to Redis").register(registry);
         FunctionCounter.builder("floodgate.cluster.tokens.leased", floodgate,
                 f -> process(f, ClusterStats.Process::tokensLeased))
-            .description("tokens granted to this process's leases").register(registry);
+            .description("tokens the cluster granted that this process committed to the node's balance")
+            .register(registry);
         FunctionCounter.builder("floodgate.cluster.unavailable", floodgate,
                 f -> process(f, ClusterStats.Process::unavailable))
             .description("this process's lease calls with no answer within their bound").register(registry);

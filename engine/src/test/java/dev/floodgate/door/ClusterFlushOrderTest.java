@@ -85,7 +85,7 @@ class ClusterFlushOrderTest
         {
             final ClusterCounterRegion region = new ClusterCounterRegion(table.header());
             gate.flush(region); // warm: every class the flush needs is loaded, so BLOCKED below is the monitor
-            totals.set(new LeaseSource.Totals(1, 0, 0, 0));
+            totals.set(new LeaseSource.Totals(1, 0, 0));
             final Thread clock;
             synchronized (gate.counters())
             {
@@ -96,7 +96,7 @@ class ClusterFlushOrderTest
                 {
                     Thread.onSpinWait();
                 }
-                totals.set(new LeaseSource.Totals(2, 0, 0, 0)); // a round trip later
+                totals.set(new LeaseSource.Totals(2, 0, 0)); // a round trip later
                 gate.flush(region); // a scrape's flush (checks()/stats()) lands first: +2
                 assertEquals(2, region.totalVolatile(ClusterCounterRegion.ROUND_TRIPS));
             }

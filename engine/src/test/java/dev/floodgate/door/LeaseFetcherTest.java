@@ -145,7 +145,7 @@ class LeaseFetcherTest
         windows[ACTION.ordinal()] = 1_000;
         leases[ACTION.ordinal()] = LEASE;
         return new LeaseFetcher(source, owner, clock::get, limits, windows, leases, takeoverNanos, holders,
-            new LeaseGiveBack(source, clock::get, windows, takeoverNanos, holders));
+            new LeaseGiveBack(source, clock::get, windows, takeoverNanos, holders), new ClusterCounters(n));
     }
 
     /** Answers each lease with the next scripted answer. */

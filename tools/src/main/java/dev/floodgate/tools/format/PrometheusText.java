@@ -96,7 +96,7 @@ public final class PrometheusText
             c.tokensUnused()));
         metrics.add(counter("floodgate_cluster_round_trips", "commands sent to Redis by every process",
             c.roundTrips()));
-        metrics.add(counter("floodgate_cluster_tokens_leased", "tokens granted to the node's leases",
+        metrics.add(counter("floodgate_cluster_tokens_leased", "tokens the cluster granted into the node's balances",
             c.tokensLeased()));
         metrics.add(counter("floodgate_cluster_tokens_refunded", "tokens the node gave back", c.tokensRefunded()));
         metrics.add(counter("floodgate_cluster_unavailable", "lease calls with no answer within their bound",

@@ -1,0 +1,62 @@
+package dev.floodgate.cluster;
+
+import dev.floodgate.Action;
+import dev.floodgate.testkit.LocalRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Review of the lease protocol: a lease whose first attempt was applied by Redis but answered after the client's
+ * bound (a stalled or loaded Redis) ends UNAVAILABLE, and the engine retries it with the same sequence
+ * ({@code LeaseFetcher.commit} leaves the sequence where it was), which Redis answers REPLAYED with the first
+ * grant; the node commits those tokens and spends them. {@link LeaseCounters} counts tokens leased only for an
+ * APPLIED answer, "a replayed answer is not counted again", but here the first answer was never counted: the
+ * node received the tokens and {@code floodgate stats} / {@code Stats.cluster()} / the meter
+ * {@code floodgate.cluster.tokens.leased} never show them (tokens leased < tokens the node spent).
+ */
+@Timeout(60)
+class ReplayedLeaseCountTest
+{
+    private static final ClusterLimit LIMIT = new ClusterLimit(1_000, 86_400_000);
+    private static final LeaseKey KEY = LeaseKey.of(Action.PUBLISH, "late-answer");
+
+    @Test
+    void tokensALateFirstAttemptGrantedAndItsRetryReplayedAreCountedAsLeased() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start();
+             RedisLeases leases = RedisLeases.open(redis.uri(), Duration.ofMillis(200)))
+        {
+            assertTrue(leases.awaitConnected(Duration.ofSeconds(10)));
+            assertEquals(Lease.Outcome.APPLIED, leases.lease(KEY, LIMIT, "n", 1, 1).outcome());
+
+            redis.pause(); // a stalled Redis: the request reaches it and is applied once it runs again
+            final Lease first;
+            try
+            {
+                first = leases.leaseAsync(KEY, LIMIT, "n", 2, 10).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            }
+            finally
+            {
+                redis.resume();
+            }
+            assertEquals(Lease.Outcome.UNAVAILABLE, first.outcome(), "the first attempt outlasted the bound");
+            Thread.sleep(300); // Redis runs the queued request: 10 tokens taken for node n, seq 2
+
+            final Lease retry = leases.lease(KEY, LIMIT, "n", 2, 10);
+            assertEquals(Lease.Outcome.REPLAYED, retry.outcome(), "the retry recovers the first grant");
+            assertEquals(10, retry.tokens());
+            final long counted = leases.counters().tokensLeased();
+            // the caller holds 1 + 10 tokens granted by the cluster; the bucket lost exactly 11
+            assertEquals(1_000 - 11, leases.lease(KEY, LIMIT, "other", 1, 1_000).tokens(),
+                "the bucket gave out 11");
+            assertEquals(11, counted,
+                "tokens leased: what the node received from the cluster (1, then 10 through a replay)");
+        }
+    }
+}
