@@ -9,19 +9,30 @@ package dev.floodgate.cluster;
  *                     was asked) or given back (a refund); otherwise 0.
  * @param waitMs       after a lease: the time until the bucket holds a whole token again, 0 while it does.
  * @param serverTimeMs the Redis server's clock when it ran the script (ms since the epoch); 0 if unavailable.
+ * @param asked        the amount of the request the answer is for: the call's own, or on a {@link Outcome#REPLAYED}
+ *                     lease the amount the sequence's applied request asked, which a retry may not have asked
+ *                     (its grant is then short of or above the retry's amount, and says nothing about the
+ *                     bucket's being drained unless it is short of this); 0 if unavailable.
  */
-public record Lease(Outcome outcome, long tokens, long waitMs, long serverTimeMs)
+public record Lease(Outcome outcome, long tokens, long waitMs, long serverTimeMs, long asked)
 {
-    private static final Lease UNAVAILABLE = new Lease(Outcome.UNAVAILABLE, 0, 0, 0);
+    private static final Lease UNAVAILABLE = new Lease(Outcome.UNAVAILABLE, 0, 0, 0, 0);
 
     /** The four ends of a call. */
     public enum Outcome
     {
         /** The server applied this request now. */
         APPLIED,
-        /** The server had applied this sequence number already: its answer again, nothing taken twice. */
+        /**
+         * The server had applied this sequence number already: its answer again, nothing taken twice. A lease
+         * retried with another amount is answered so too, with the grant of the amount first asked
+         * ({@link #asked()}): one grant per sequence number.
+         */
         REPLAYED,
-        /** An older sequence number, or this one with another request: the server changed nothing. */
+        /**
+         * An older sequence number, this one with the other operation, or a refund's with another amount: the server
+         * changed nothing.
+         */
         STALE,
         /**
          * No answer within the bound: Redis down or unreachable, the client closed, the command rejected, timed out

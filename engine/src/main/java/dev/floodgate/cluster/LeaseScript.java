@@ -64,12 +64,12 @@ final class LeaseScript
     }
 
     /**
-     * @param reply what Redis answered: {code, tokens, wait_ms, now_ms}.
+     * @param reply what Redis answered: {code, tokens, wait_ms, now_ms, asked}.
      * @return the lease it says, or {@link Lease#unavailable()} for any other shape.
      */
     static Lease parse(final Object reply)
     {
-        if (!(reply instanceof List<?> list) || list.size() != 4)
+        if (!(reply instanceof List<?> list) || list.size() != 5)
         {
             return Lease.unavailable();
         }
@@ -87,7 +87,7 @@ final class LeaseScript
         {
             return Lease.unavailable();
         }
-        return new Lease(outcome, (Long)list.get(1), (Long)list.get(2), (Long)list.get(3));
+        return new Lease(outcome, (Long)list.get(1), (Long)list.get(2), (Long)list.get(3), (Long)list.get(4));
     }
 
     private static byte[] ascii(final long value)

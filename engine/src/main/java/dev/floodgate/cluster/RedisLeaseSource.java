@@ -78,7 +78,7 @@ public final class RedisLeaseSource implements LeaseSource
     {
         return switch (lease.outcome())
         {
-            case APPLIED, REPLAYED -> new Grant(GRANTED, lease.tokens(), lease.waitMs());
+            case APPLIED, REPLAYED -> new Grant(GRANTED, lease.tokens(), lease.waitMs(), lease.asked());
             case STALE -> new Grant(STALE, 0, 0);
             default -> new Grant(UNAVAILABLE, 0, 0);
         };

@@ -214,6 +214,11 @@ public final class ClusterGate implements AutoCloseable
     }
 
     private static final long RESOLVE = Long.MIN_VALUE;
+    /**
+     * Leases a short check asks for or waits on at most: a give-back's word (no tokens), a grant replayed to a retry
+     * that asked less, then the check's own ask.
+     */
+    private static final int ASK_ROUNDS = 3;
 
     /** The balance cannot cover the cost: wait for one lease, at most {@link #CHECK_WAIT_NANOS}; spend once more. */
     private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost)
@@ -231,19 +236,25 @@ public final class ClusterGate implements AutoCloseable
             return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
         }
         final long deadline = now + CHECK_WAIT_NANOS;
-        for (int round = 0; round < 2; round++)
+        for (int round = 0; round < ASK_ROUNDS; round++)
         {
             final CompletableFuture<Void> own =
                 fetcher.fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), ticker.nanos());
             if (own != null)
             {
                 fetcher.awaitUntil(own, deadline);
-                break;
             }
-            fetcher.awaitOthersFetch(entry, cost, deadline); // another thread of the node holds the refill word
-            // The word came free and the balance is still short: it was held by a give-back, which never brings
-            // tokens (found by review: such a check was refused while the bucket held 9 of 10), or by a fetch that
-            // came back short (then the drained mark answers) or unavailable: ask once more, within the same wait.
+            else
+            {
+                fetcher.awaitOthersFetch(entry, cost, deadline); // another thread of the node holds the refill word
+            }
+            // The word came free and the balance is still short. It was held by a give-back, which never brings
+            // tokens (found by review: such a check was refused while the bucket held 9 of 10); or the answer was the
+            // grant of an earlier request with this sequence that asked less (a refill that timed out after Redis
+            // applied it, replayed to this cost's larger ask: committed, the sequence moved on; found by review:
+            // such a check was answered STALE and refused "by the cluster" while its bucket held 980 of 1,000); or
+            // the answer was stale (the sequence skipped) or other checks spent the grant first. Ask again, within
+            // the same wait. A short grant (the drained mark) or none (unavailable, or slower than the wait) ends it.
             if (LeaseWords.balanceVolatile(entry) >= cost || LeaseWords.refillVolatile(entry) != 0 ||
                 ticker.nanos() - deadline >= 0 || fetcher.isDown(a, ticker.nanos()) ||
                 LeaseRefill.emptyForMs(entry, ticker.nanos() / 1_000_000L) > 0)

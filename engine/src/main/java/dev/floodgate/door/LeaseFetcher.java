@@ -154,8 +154,14 @@ final class LeaseFetcher
     }
 
     /**
-     * Commits a lease's answer. A grant short of what was asked means the cluster's bucket is drained: the node
-     * asks again only once it holds half a lease, so round trips follow tokens admitted, not checks refused.
+     * Commits a lease's answer. A grant short of what its request asked means the cluster's bucket is drained: the
+     * node asks again only once it holds half a lease, so round trips follow tokens admitted, not checks refused. A
+     * grant the server replayed to a retry that asked another amount (the sequence's first request timed out after
+     * Redis applied it, and a check's cost above the lease size asked more with the same sequence) is committed as
+     * any grant and measured against what its own request asked: it says nothing of the bucket beyond that, and a
+     * check still short asks again under the next sequence ({@link ClusterGate}). Until a review found it, the
+     * server answered such a retry STALE: the sequence was skipped, the grant lost to the node, and the check refused
+     * as if by the cluster while its bucket held tokens.
      */
     private void commit(final QuotaSlot slot, final Action action, final long sequence, final long want,
         final LeaseSource.Grant grant, final long balanceAtStart)
@@ -166,6 +172,7 @@ final class LeaseFetcher
         {
             case LeaseSource.GRANTED ->
             {
+                final long asked = grant.asked() > 0 ? grant.asked() : want;
                 if (balanceAtStart > 0)
                 {
                     slot.refillBelow = threshold(leaseSize[a], balanceAtStart, LeaseWords.balanceVolatile(slot.entry));
@@ -174,7 +181,7 @@ final class LeaseFetcher
                 {
                     counters.add(a, ClusterCounters.LEASED, grant.tokens()); // in the balance: leased, once
                 }
-                if (grant.tokens() < want)
+                if (grant.tokens() < asked)
                 {
                     final long halfLease = (leaseSize[a] + 1) / 2;
                     LeaseRefill.markEmpty(slot.entry, slot.generation, now / 1_000_000L + grant.waitMs() +

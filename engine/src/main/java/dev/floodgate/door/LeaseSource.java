@@ -26,15 +26,24 @@ public interface LeaseSource extends AutoCloseable
      * @param status {@link #GRANTED}, {@link #STALE} or {@link #UNAVAILABLE}.
      * @param tokens granted, 0 unless {@link #GRANTED}.
      * @param waitMs after a grant: ms until the cluster bucket holds a whole token again, 0 while it does.
+     * @param asked  after a grant: the amount its request asked, which differs from this lease's {@code want} when
+     *               the grant is the one the sequence got first, replayed to a retry that asked another amount; 0
+     *               for {@code want}.
      */
-    record Grant(int status, long tokens, long waitMs)
+    record Grant(int status, long tokens, long waitMs, long asked)
     {
+        /** An answer to the request as sent ({@code asked} is its {@code want}). */
+        public Grant(final int status, final long tokens, final long waitMs)
+        {
+            this(status, tokens, waitMs, 0);
+        }
     }
 
     /**
      * Leases tokens of the cluster bucket of (action, identifier).
      *
-     * @param sequence the node's sequence number for the bucket: the same one again only to retry.
+     * @param sequence the node's sequence number for the bucket: the same one again only to retry; a retry is
+     *                 answered with the sequence's first grant, whatever it asks ({@link Grant#asked()}).
      * @param want     tokens wanted, at least 1.
      * @return a stage that completes normally within the source's bound ({@link #timeoutMs()}), never
      * exceptionally, on a thread that must not block.

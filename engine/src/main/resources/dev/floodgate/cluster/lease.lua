@@ -2,11 +2,15 @@
 --
 -- KEYS[1]  the bucket (a hash; absent means full)
 -- ARGV     op ('L' lease, 'R' refund), node, seq, amount, limit, window_ms
--- returns  {code, tokens, wait_ms, now_ms}
+-- returns  {code, tokens, wait_ms, now_ms, asked}
 --            code 0: applied; tokens granted (lease, 0..amount) or given back (refund)
---            code 1: replayed; this node's seq was already applied: its remembered answer, the bucket untouched
---            code 2: stale; an older seq, or this seq with another op or amount: nothing changed, tokens 0
+--            code 1: replayed; this node's seq was already applied: its remembered answer, the bucket untouched. A
+--                    lease retried with another amount is replayed too: a seq is one grant, whatever its retries
+--                    ask (the caller commits it and asks again under a new seq for what it still needs)
+--            code 2: stale; an older seq, this seq with another op, or a refund's seq with another amount: nothing
+--                    changed, tokens 0
 --          wait_ms: after a lease, the time until the bucket holds a whole token again (0 while it does)
+--            asked: the amount of the request the answer is for: this call's, or the remembered request's on a replay
 --
 -- Exact in integers: every elapsed ms adds `limit` credits, a token costs `window_ms` credits, the bucket holds at
 -- most limit * window_ms credits. The caller keeps limit * window_ms <= 2^53, so every value below is an integer a
@@ -51,13 +55,16 @@ if record then
     local rseq, rop, ramount, rtokens, rwait = string.match(record, '^(%d+) (%a) (%d+) (%d+) (%d+)')
     rseq = tonumber(rseq)
     if seq < rseq then
-        return {2, 0, 0, now}
+        return {2, 0, 0, now, amount}
     end
     if seq == rseq then
-        if rop == op and tonumber(ramount) == amount then
-            return {1, tonumber(rtokens), tonumber(rwait), now}
+        -- A lease that timed out may have been applied; its retry may ask another amount (a check's cost above the
+        -- lease size reuses the refill's seq). Answering it stale lost the grant to the node and refused the check
+        -- although the bucket held tokens (found by review): the seq's one grant is replayed instead.
+        if rop == op and (op == 'L' or tonumber(ramount) == amount) then
+            return {1, tonumber(rtokens), tonumber(rwait), now, tonumber(ramount)}
         end
-        return {2, 0, 0, now}
+        return {2, 0, 0, now, amount}
     end
 end
 
@@ -131,4 +138,4 @@ end
 redis.call('HSET', key, 'c', int(credits), 't', int(last), 'l', int(limit), 'w', int(window), 'p', swept[1],
     field, int(seq) .. ' ' .. op .. ' ' .. int(amount) .. ' ' .. int(tokens) .. ' ' .. int(wait) .. ' ' .. int(now))
 redis.call('PEXPIRE', key, idle)
-return {0, tokens, wait, now}
+return {0, tokens, wait, now, amount}

@@ -87,16 +87,19 @@ class LeaseBucketTest
         final LeaseKey key = LeaseKey.of(Action.AUTH, "10.0.0.2");
         final long leasedBefore = leases.counters().tokensLeased();
         final Lease first = leases.lease(key, TEN_PER_HOUR, "a", 7, 4);
-        assertEquals(new Lease(Lease.Outcome.APPLIED, 4, 0, first.serverTimeMs()), first);
+        assertEquals(new Lease(Lease.Outcome.APPLIED, 4, 0, first.serverTimeMs(), 4), first);
         final Lease retry = leases.lease(key, TEN_PER_HOUR, "a", 7, 4);
         assertEquals(Lease.Outcome.REPLAYED, retry.outcome());
         assertEquals(4, retry.tokens(), "the retry gets the first answer");
         assertEquals(Lease.Outcome.STALE, leases.lease(key, TEN_PER_HOUR, "a", 6, 4).outcome(), "an older seq");
         assertEquals(0, leases.lease(key, TEN_PER_HOUR, "a", 6, 4).tokens());
-        assertEquals(Lease.Outcome.STALE, leases.lease(key, TEN_PER_HOUR, "a", 7, 5).outcome(),
-            "the same seq with another amount is not a retry");
+        final Lease otherAmount = leases.lease(key, TEN_PER_HOUR, "a", 7, 5);
+        assertEquals(Lease.Outcome.REPLAYED, otherAmount.outcome(),
+            "the same seq with another amount is a retry answered with the seq's one grant");
+        assertEquals(4, otherAmount.tokens(), "the first grant, nothing taken for the new amount");
+        assertEquals(4, otherAmount.asked(), "and what its request asked");
         assertEquals(Lease.Outcome.STALE, leases.refund(key, TEN_PER_HOUR, "a", 7, 4).outcome(),
-            "nor with another operation");
+            "the same seq with another operation is not a retry");
         assertEquals(6, lease(key, TEN_PER_HOUR, "b", 100).tokens(), "only the first four were ever taken");
         assertEquals(4 + 6, leases.counters().tokensLeased() - leasedBefore,
             "the counters count what was applied, once");
