@@ -12,15 +12,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Review of the lease protocol: a refill that outlasted the lease's 1 s bound (Redis stalled) but that Redis applied
- * afterwards leaves the entry's sequence where it was ({@code LeaseFetcher.commit}, UNAVAILABLE), so the node's next
- * request reuses it. The refill asked for a lease ({@code leaseSize}); a check whose weighted cost is above the lease
- * asks for {@code max(cost, lease)} with that same sequence ({@code ClusterGate.whenShort}), which the script answers
- * STALE ("the same seq with another request"). The fetcher only skips the sequence, and the check is refused with the
- * retry-after and counted as refused by the cluster, although Redis is up and its bucket holds 980 of 1,000
- * tokens; the 10 tokens the first attempt took are lost to the node.
+ * A refill that outlasted the lease's 1 s bound (Redis stalled) but that Redis applied afterwards leaves the entry's
+ * sequence where it was ({@code LeaseFetcher.commit}, UNAVAILABLE), so the node's next request reuses it. The refill
+ * asked for a lease ({@code leaseSize}); a check whose weighted cost is above the lease asks for
+ * {@code max(cost, lease)} with that same sequence ({@code ClusterGate.whenShort}). The script answered that STALE
+ * ("the same seq with another request"), the fetcher skipped the sequence, and the check was refused with the
+ * retry-after and counted as refused by the cluster although Redis was up and its bucket held 980 of 1,000 tokens;
+ * the 10 tokens the first attempt took were lost to the node. Now the script replays the sequence's one grant, the
+ * node commits it, and the check asks again under the next sequence within its wait. Failed before the fix (one
+ * cluster refusal, the answer a retry-after of 100 ms).
  */
-@Timeout(120)
 class ClusterStaleRetryTest
 {
     private static final long LEASE = 10;
@@ -29,6 +30,7 @@ class ClusterStaleRetryTest
     Path dir;
 
     @Test
+    @Timeout(120)
     void aWeightedCheckAfterATimedOutRefillRedisAppliedIsAdmittedWhileTheBucketHoldsTokens() throws Exception
     {
         try (LocalRedis redis = LocalRedis.start())
@@ -72,6 +74,8 @@ class ClusterStaleRetryTest
                     "no check refused by the cluster: its bucket holds 980 of 1,000 tokens and Redis is up; " +
                         "answer " + answer);
                 assertEquals(Floodgate.ADMITTED, answer, "a cost of 20 with 980 tokens in the cluster's bucket");
+                assertEquals(10 + 10 + 2 * LEASE, gate.processCluster().tokensLeased(),
+                    "tokens leased: the first lease, the timed-out refill's grant replayed, and the check's own ask");
             }
         }
     }

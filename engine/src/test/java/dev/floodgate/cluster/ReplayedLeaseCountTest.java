@@ -12,21 +12,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Review of the lease protocol: a lease whose first attempt was applied by Redis but answered after the client's
- * bound (a stalled or loaded Redis) ends UNAVAILABLE, and the engine retries it with the same sequence
- * ({@code LeaseFetcher.commit} leaves the sequence where it was), which Redis answers REPLAYED with the first
- * grant; the node commits those tokens and spends them. {@link LeaseCounters} counts tokens leased only for an
- * APPLIED answer, "a replayed answer is not counted again", but here the first answer was never counted: the
- * node received the tokens and {@code floodgate stats} / {@code Stats.cluster()} / the meter
- * {@code floodgate.cluster.tokens.leased} never show them (tokens leased < tokens the node spent).
+ * A lease whose first attempt Redis applied but answered after the client's bound (a stalled or loaded Redis) ends
+ * UNAVAILABLE, and the engine retries it with the same sequence ({@code LeaseFetcher.commit} leaves the sequence
+ * where it was), which Redis answers REPLAYED with the first grant. {@link LeaseCounters} counted tokens leased for
+ * APPLIED answers only ("a replayed answer is not counted again"), but here the first answer never reached the
+ * client: the caller got 10 tokens the counters never showed. Failed before the fix with 1 instead of 11.
  */
-@Timeout(60)
 class ReplayedLeaseCountTest
 {
     private static final ClusterLimit LIMIT = new ClusterLimit(1_000, 86_400_000);
     private static final LeaseKey KEY = LeaseKey.of(Action.PUBLISH, "late-answer");
 
     @Test
+    @Timeout(60)
     void tokensALateFirstAttemptGrantedAndItsRetryReplayedAreCountedAsLeased() throws Exception
     {
         try (LocalRedis redis = LocalRedis.start();
