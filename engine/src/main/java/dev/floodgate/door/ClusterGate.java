@@ -21,7 +21,9 @@ import java.util.function.LongPredicate;
  * whole lease: {@link LeaseFetcher#threshold}), the check that wins the refill word starts one asynchronous lease,
  * whose grant is committed when it completes. <b>Short</b> (a cold key, or spent faster than refilled): the check
  * makes sure one lease is in flight (its own, or the node's fetch already under way) and waits for it at most
- * {@link #CHECK_WAIT_NANOS} (50 ms, the bound a check already has for a held segment), then spends once more.
+ * {@link #CHECK_WAIT_NANOS} (50 ms, the bound a check already has for a held segment), then spends once more; a
+ * lease that left it short without saying the bucket is drained (a give-back's word, a grant replayed to a retry
+ * of its sequence that asked less, a stale answer) makes it ask again within the same wait.
  * Waiting rather than refusing at once, because a cold key would otherwise be refused on its first check on every
  * node.
  *
@@ -220,7 +222,10 @@ public final class ClusterGate implements AutoCloseable
      */
     private static final int ASK_ROUNDS = 3;
 
-    /** The balance cannot cover the cost: wait for one lease, at most {@link #CHECK_WAIT_NANOS}; spend once more. */
+    /**
+     * The balance cannot cover the cost: wait for a lease ({@link #ASK_ROUNDS} at most), at most
+     * {@link #CHECK_WAIT_NANOS} in all; spend once more.
+     */
     private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost)
     {
         final int a = action.ordinal();
