@@ -85,17 +85,47 @@ final class PolicyPublisher
                 return 0;
             }
             final long next = generation + 1;
-            final long nowMs = Math.floorDiv(ticker.nanos(), 1_000_000L);
-            final PolicyRegion.Block[] blocks = new PolicyRegion.Block[actions];
+            // the actions whose window regime changes are marked before their entered words are read (and before
+            // the clock): a check announcing a window meanwhile sees the mark and waits for the flip (RegimeEntry)
+            final boolean[] changing = new boolean[actions];
             for (final Action action : Action.values())
             {
                 final FloodgateConfig.Limit limit = config.limit(action);
                 final PolicyRegion.Block before = generation == 0 ? null : old[action.ordinal()];
-                blocks[action.ordinal()] = PolicyPlanner.plan(before, limit.limit(), limit.windowMs(),
-                    config.shadow(action), next, nowMs, region.enteredVolatile(action.ordinal()));
+                changing[action.ordinal()] = before != null &&
+                    (before.limit() != limit.limit() || before.windowMs() != limit.windowMs());
             }
-            region.publishRelease(blocks, next);
-            return next;
+            try
+            {
+                for (int a = 0; a < actions; a++)
+                {
+                    if (changing[a])
+                    {
+                        region.markPublishingVolatile(a, table.owner());
+                    }
+                }
+                final long nowMs = Math.floorDiv(ticker.nanos(), 1_000_000L);
+                final PolicyRegion.Block[] blocks = new PolicyRegion.Block[actions];
+                for (final Action action : Action.values())
+                {
+                    final FloodgateConfig.Limit limit = config.limit(action);
+                    final PolicyRegion.Block before = generation == 0 ? null : old[action.ordinal()];
+                    blocks[action.ordinal()] = PolicyPlanner.plan(before, limit.limit(), limit.windowMs(),
+                        config.shadow(action), next, nowMs, region.enteredVolatile(action.ordinal()));
+                }
+                region.publishRelease(blocks, next);
+                return next;
+            }
+            finally
+            {
+                for (int a = 0; a < actions; a++)
+                {
+                    if (changing[a])
+                    {
+                        region.clearPublishing(a);
+                    }
+                }
+            }
         }
         finally
         {

@@ -17,10 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * A window check announces in the file the window it is about to count in for the first time (door.RegimeEntry), so
- * no publisher replaces that regime as pending or starts a new one at that window. While a publisher holds the
- * policy guard (here stopped inside its publish, its clock still before the regime's epoch), a check that announced
- * the regime's first window cannot know whether the publisher read its announcement: it answers as for an
- * unreachable entry rather than count in a regime the publish may replace. The publisher reads the announcement, so
+ * no publisher replaces that regime as pending or starts a new one at that window. While a publisher changing the
+ * action is stopped inside its publish (its clock still before the regime's epoch), a check that announced the
+ * regime's first window cannot know whether the publisher read its announcement: it answers as for an unreachable
+ * entry rather than count in a regime the publish may replace. Checks of the actions the publish does not change go
+ * on. The publisher reads the announcement, so
  * the pending regime stays (it is in force from its epoch) and the new one starts a window later: no window admits
  * more than one regime's limit.
  */
@@ -96,7 +97,11 @@ class RegimeEntryTest
         final long retryAfter = checker.config().unreachableRetryAfterMs();
         assertEquals(retryAfter, checker.checkLimitInCaller("u", Action.PUBLISH), "first check: unreachable");
         assertEquals(retryAfter, checker.checkLimitInCaller("u", Action.PUBLISH), "second check: unreachable");
-        assertEquals(1, guardTimeouts() - timeoutsBefore, "the second check did not wait on the guard again");
+        assertEquals(1, guardTimeouts() - timeoutsBefore, "the second check did not wait for the publish again");
+        // an action the publish does not change is not held up (it was, while checks waited on the policy guard)
+        assertEquals(Floodgate.ADMITTED, checker.checkLimitInCaller("10.0.0.1", Action.AUTH),
+            "a window check of AUTH while a publish of PUBLISH is stopped");
+        assertEquals(1, guardTimeouts() - timeoutsBefore, "and it did not wait");
 
         release.countDown();
         publishing.join(10_000);

@@ -29,7 +29,7 @@ public final class ActionRule
     volatile long announced = Long.MIN_VALUE;
     /** The first block's regime: its previous regime is itself (numbered from 0 for all time). */
     private final boolean first;
-    /** When a thread of this process last failed to take the policy guard to enter (ticker ns, 0: never). */
+    /** When a thread of this process last gave up waiting for a publish to announce (ticker ns, 0: never). */
     long enterFailedAt;
     WindowCursor cursor = new WindowCursor(0, 0, 0, null);
 

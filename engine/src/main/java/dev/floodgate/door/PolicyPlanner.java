@@ -26,8 +26,8 @@ import dev.floodgate.store.PolicyRegion;
  * 3, then 4, when C was pending; 10 + 4 in a window whose limits were 10, then 4, when C was in force and the
  * publisher read its clock 1 ms before the boundary). So before its process first counts in a window of C, a
  * window check announces the window's number in the file ({@code PolicyRegion.announceVolatile}, lock-free) and
- * then reads the policy guard, and the publisher takes the guard and then reads the highest number announced
- * ({@link RegimeEntry}): either the publisher sees the window, or the check waits for the publish and its claim
+ * then reads the action's publishing mark, and the publisher marks the action and then reads the highest number
+ * announced ({@link RegimeEntry}): either the publisher sees the window, or the check waits for the publish and its claim
  * fails its validation (the generation moved) and is checked again. Exact whatever the pauses and whatever the
  * clocks.
  * Every new regime's base is the last number the regime it follows could use at the new epoch plus

@@ -10,15 +10,17 @@ import dev.floodgate.store.QuotaTable;
  * no publisher can then start a new regime at or before that window (why: {@link PolicyPlanner}).
  *
  * <p>Once per process, policy snapshot, action and window: raise the file's entered word to the window's number
- * ({@link PolicyRegion#announceVolatile}, a compare-and-set), then read the policy guard. A publisher takes the guard,
- * then reads the word. So either the publisher reads the number and starts its regime after that window, or this
- * check reads the guard held: it then waits for the guard (a check's usual 50 ms bound), after which a publish that
+ * ({@link PolicyRegion#announceVolatile}, a compare-and-set), then read the action's publishing word. A publisher
+ * changing the action's limit or window marks it there, then reads the entered word. So either the publisher reads
+ * the number and starts its regime after that window, or this check reads the mark: it then waits for the publisher
+ * to clear it (a check's usual 50 ms bound; a dead publisher is told by the kernel), after which a publish that
  * missed the number has flipped the generation, and the check's claim fails its validation and is checked again
- * under the new policy. No check takes the guard unless a publish (or an opening JVM adopting the policy) holds it,
- * so a check paused here holds nothing. Every later window check of that window reads one volatile field
- * ({@link ActionRule#announced}). When the guard stays held (a publisher stopped mid-publish), the check answers as
- * for an entry it cannot reach, and no thread of the process waits on the guard for that action and snapshot again
- * for the next 50 ms. Thread-safe: two threads may both announce; the second changes nothing.
+ * under the new policy. The check takes no lock, so a check paused here holds nothing up; a publisher stopped
+ * mid-publish holds up the first check of each process in each new window of the actions it changes, and no other.
+ * Every later window check of that window reads one volatile field ({@link ActionRule#announced}). When the mark
+ * stays (a publisher stopped mid-publish), the check answers as for an entry it cannot reach, and no thread of the
+ * process waits on it for that action and snapshot again for the next 50 ms. Thread-safe: two threads may both
+ * announce; the second changes nothing.
  */
 final class RegimeEntry
 {
@@ -37,7 +39,7 @@ final class RegimeEntry
      * @param action the action.
      * @param rule   the action's rule in the check's snapshot.
      * @param cursor the window the check's clock falls in, under {@code rule}.
-     * @return true when the check may count in that window; false when a publish held the policy guard past the
+     * @return true when the check may count in that window; false when a publish of the action outlasted the
      * check's bound (answer as for an unreachable entry).
      */
     boolean enter(final Action action, final ActionRule rule, final ActionRule.WindowCursor cursor)
@@ -53,15 +55,14 @@ final class RegimeEntry
             return false;
         }
         policy.announceVolatile(action.ordinal(), number);
-        if (table.guard().policyOwnerVolatile() != 0)
+        final long publisher = policy.publishingVolatile(action.ordinal());
+        // a publisher may have read the word before the number landed: let it flip first
+        if (publisher != 0 && !policy.awaitPublished(action.ordinal(), publisher, table.locks(),
+            QuotaTable.CHECK_TIMEOUT_NANOS))
         {
-            // a publisher may have read the word before the number landed: let it finish (or take over a dead one)
-            if (!table.acquirePolicyGuard(QuotaTable.CHECK_TIMEOUT_NANOS))
-            {
-                rule.enterFailedAt = now | 1; // never 0
-                return false;
-            }
-            table.releasePolicyGuard();
+            table.guard().countTimeout();
+            rule.enterFailedAt = now | 1; // never 0
+            return false;
         }
         if (rule.announced < number)
         {

@@ -1,6 +1,6 @@
 package dev.floodgate.store;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 
 import java.util.concurrent.locks.LockSupport;
 
@@ -36,13 +36,38 @@ final class GuardWait
      * @return {@link #TAKEN_FREE}; the dead holder's owner word when it was taken over (owner words are
      * positive: the slot byte is at most {@link FileHeader#MAX_PROCESSES}); or {@link #TIMED_OUT}.
      */
-    static long acquire(final UnsafeBuffer buffer, final int offset, final long owner, final SlotLocks locks,
+    static long acquire(final AtomicBuffer buffer, final int offset, final long owner, final SlotLocks locks,
+        final long timeoutNanos)
+    {
+        return wait(buffer, offset, owner, locks, timeoutNanos);
+    }
+
+    /**
+     * Waits, without taking it, until a word no longer names {@code holder}: it changed, or the kernel says the
+     * holder is dead (the word is left as it is).
+     *
+     * @param buffer       the memory holding the word.
+     * @param offset       the word's offset in it.
+     * @param holder       the owner word it holds now.
+     * @param locks        the table's lock file, which says whether a holder lives.
+     * @param timeoutNanos how long to wait for a live holder.
+     * @return false when a live holder kept it for the whole timeout.
+     */
+    static boolean awaitReleased(final AtomicBuffer buffer, final int offset, final long holder,
+        final SlotLocks locks, final long timeoutNanos)
+    {
+        return wait(buffer, offset, -holder, locks, timeoutNanos) != TIMED_OUT;
+    }
+
+    /** @param owner the waiter's owner word, which takes the guard; negated: wait for the holder to leave only. */
+    private static long wait(final AtomicBuffer buffer, final int offset, final long owner, final SlotLocks locks,
         final long timeoutNanos)
     {
         // The caller's interrupt status is set aside for the wait and given back, as is one that arrives during it:
         // parkNanos returns at once while it is set, and an interrupted waiter spun on its core for the whole
         // timeout, beside the process whose guard it waited for (found by review).
         boolean interrupted = Thread.interrupted();
+        final boolean takes = owner > 0;
         try
         {
             final long start = System.nanoTime();
@@ -51,7 +76,7 @@ final class GuardWait
             while (true)
             {
                 final long holder = buffer.getLongVolatile(offset);
-                if (holder == 0 && buffer.compareAndSetLong(offset, 0, owner))
+                if (takes ? holder == 0 && buffer.compareAndSetLong(offset, 0, owner) : holder != -owner)
                 {
                     return TAKEN_FREE;
                 }
@@ -59,9 +84,9 @@ final class GuardWait
                 if (holder != 0 && holder != owner && now - nextLivenessCheck >= 0)
                 {
                     nextLivenessCheck = now + LIVENESS_CHECK_NANOS;
-                    if (!locks.isAlive(holder) && buffer.compareAndSetLong(offset, holder, owner))
+                    if (!locks.isAlive(holder) && (!takes || buffer.compareAndSetLong(offset, holder, owner)))
                     {
-                        return holder;
+                        return takes ? holder : TAKEN_FREE;
                     }
                 }
                 if (now - start >= timeoutNanos)

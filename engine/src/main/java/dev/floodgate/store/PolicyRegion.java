@@ -25,14 +25,18 @@ import org.agrona.concurrent.AtomicBuffer;
  *  72  previous base (64)
  *  80  entered (64)             record 0 only: the highest window number a window check announced before it
  *                               counted in it, plus 2^63 (numbers may be negative; 0 is none)
- *  88..127 reserved
+ *  88  publishing (64)          record 0 only: the owner word of a publisher changing this action's limit or
+ *                               window, from before it reads the entered word until after its flip; 0 otherwise
+ *  96..127 reserved
  * </pre>
  *
  * The entered word is the one word checks write here: before a process first counts in a window of its current
  * regime, a window check raises it to that window's number ({@link #announceVolatile}, lock-free), then reads the
- * policy guard; a publisher takes the guard, then reads the word. Either the publisher sees the number, and starts
- * its new regime after that window ({@code door.PolicyPlanner}), or the check sees the guard held and waits for the
- * publish, whose flip then fails the check's claim (see {@code door.RegimeEntry}). It lives in record 0 whatever the
+ * action's publishing word; a publisher changing the action's regime stores its owner word there, then reads the
+ * entered word. Either the publisher sees the number, and starts its new regime after that window
+ * ({@code door.PolicyPlanner}), or the check sees the publisher and waits for it ({@link #awaitPublished}), whose
+ * flip then fails the check's claim (see {@code door.RegimeEntry}). A stopped publisher so holds up the first
+ * checks of a new window of the actions it changes, and nothing else. It lives in record 0 whatever the
  * generation, since it outlives publishes; window numbers only grow from regime to regime, so a word at or above a
  * regime's base says that regime was entered, and how far. An engine before window announcements wrote the regime's
  * base under the guard (at or below its numbers, so still read as entered); zero in a file whose checks never wrote
@@ -51,6 +55,7 @@ public final class PolicyRegion
     public static final int PREV_EPOCH_MS = 64;
     public static final int PREV_BASE = 72;
     public static final int ENTERED = 80;
+    public static final int PUBLISHING = 88;
     private static final int WORDS = 10;
 
     /**
@@ -152,8 +157,8 @@ public final class PolicyRegion
 
     /**
      * Raises the entered word to {@code number} (never lowers it), by compare-and-set: a window check about to
-     * count in that window for the first time in its process. The caller reads the policy guard next (volatile),
-     * which orders the two against a publisher's guard acquisition and read of the word.
+     * count in that window for the first time in its process. The caller reads the action's publishing mark next
+     * ({@link #publishingVolatile}), which orders the two against a publisher's mark and read of the word.
      *
      * @param action an action ordinal.
      * @param number a window number of the current regime.
@@ -170,6 +175,44 @@ public final class PolicyRegion
                 return;
             }
         }
+    }
+
+    /**
+     * Marks {@code action} as being published by {@code owner} (a volatile store, ordered before the publisher's read
+     * of the entered word). Call under the policy guard, before reading {@link #enteredVolatile}.
+     */
+    public void markPublishingVolatile(final int action, final long owner)
+    {
+        buffer.putLongVolatile(publishingOffset(action), owner);
+    }
+
+    /** Clears {@link #markPublishingVolatile}'s mark, after the flip. Call under the policy guard. */
+    public void clearPublishing(final int action)
+    {
+        buffer.putLongRelease(publishingOffset(action), 0);
+    }
+
+    /** @return the owner word of a publisher changing {@code action}'s regime, 0 when none (volatile). */
+    public long publishingVolatile(final int action)
+    {
+        return buffer.getLongVolatile(publishingOffset(action));
+    }
+
+    /**
+     * Waits until {@code publisher} no longer publishes {@code action}: its mark cleared or replaced, or the kernel
+     * says it died (a dead publisher's mark stays until the action's next publish).
+     *
+     * @return false when a live publisher kept it for {@code timeoutNanos}.
+     */
+    public boolean awaitPublished(final int action, final long publisher, final SlotLocks locks,
+        final long timeoutNanos)
+    {
+        return GuardWait.awaitReleased(buffer, publishingOffset(action), publisher, locks, timeoutNanos);
+    }
+
+    private static int publishingOffset(final int action)
+    {
+        return FileHeader.POLICY_RECORDS_OFFSET + action * FileHeader.POLICY_ACTION_STRIDE + PUBLISHING;
     }
 
     /**

@@ -184,10 +184,10 @@ public final class TableGuard
         return line.compareAndSetLong(PAIRED_LOCK_FILE_OFFSET, expected, nonce);
     }
 
-    /** @return the policy guard's owner word, 0 when free (volatile). */
-    public long policyOwnerVolatile()
+    /** Counts a wait given up on a word this guard line does not hold (a check waiting for a publish). */
+    public void countTimeout()
     {
-        return line.getLongVolatile(POLICY_OFFSET);
+        line.getAndAddLong(TIMEOUTS_OFFSET, 1);
     }
 
     /** Releases the policy guard. */
