@@ -33,6 +33,7 @@ final class LockFile
     private FileChannel channel; // guarded by this
     private boolean writable; // guarded by this
     private volatile UnsafeBuffer words;
+    private volatile long inode;
     private int users; // guarded by OPEN
 
     private LockFile(final Path path, final FileChannel channel, final boolean writable)
@@ -41,6 +42,29 @@ final class LockFile
         this.channel = channel;
         this.writable = writable;
         this.words = mapOrClose(path, channel, writable);
+        this.inode = inodeAt(path);
+    }
+
+    /**
+     * The inode of the file at {@code path}, read just after it was opened: the file this handle holds (Java cannot
+     * ask an open channel), which later opens of the JVM share even after the path names another file.
+     */
+    private static long inodeAt(final Path path)
+    {
+        try
+        {
+            return ((Number)java.nio.file.Files.getAttribute(path, "unix:ino")).longValue();
+        }
+        catch (final IOException | UnsupportedOperationException | IllegalArgumentException ex)
+        {
+            return 0; // removed this instant, or no inodes here: paired with nothing (LockFilePairing)
+        }
+    }
+
+    /** @return the inode of the file this handle holds open, 0 when it could not be read. */
+    long inode()
+    {
+        return inode;
     }
 
     /**
@@ -267,6 +291,7 @@ final class LockFile
             closeChannel();
             channel = fresh;
             words = mapped;
+            inode = inodeAt(path);
             writable = true;
         }
     }

@@ -23,9 +23,6 @@ import java.util.concurrent.ThreadLocalRandom;
  *   0      slot 0's owner word (64)     byte 0 is also slot 0's lock byte
  *   8      slot 1's owner word (64)     byte 1 is slot 1's lock byte
  *   ...    {@link FileHeader#MAX_PROCESSES} words
- *   512    the file's nonce (64): random, set by its first opener; the table records the nonce of the lock file
- *          its processes use ({@link TableGuard#pairedLockFileVolatile}), so a lock file removed and made again
- *          beside a table in use is told from the one its processes hold
  *   1000   the replace lock's byte (a table from a previous boot is replaced under it)
  *   1023   last byte, written once to give the file its length
  *   2048   {@link #CREATORS} creator lock bytes, past the file's end: a process building the table holds one
@@ -38,7 +35,6 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class SlotLocks
 {
     private static final long REPLACE_BYTE = 1000;
-    private static final int NONCE_OFFSET = 512;
     /** Creators that can build the table at once; a byte each, from {@link #CREATOR_BASE}. */
     public static final int CREATORS = 64;
     private static final long CREATOR_BASE = 2048;
@@ -117,21 +113,10 @@ public final class SlotLocks
         file.release();
     }
 
-    /**
-     * @return this lock file's nonce: random and never 0, set by the first process that asks (a compare-and-set, so
-     * racing first openers agree). Only a writable handle may ask.
-     */
-    public long nonce()
+    /** @return the inode of the lock file this JVM holds open (0 when it could not be read). */
+    long inode()
     {
-        while (true)
-        {
-            final long nonce = file.words().getLongVolatile(NONCE_OFFSET);
-            if (nonce != 0)
-            {
-                return nonce;
-            }
-            file.words().compareAndSetLong(NONCE_OFFSET, 0, ThreadLocalRandom.current().nextLong() | 1);
-        }
+        return file.inode();
     }
 
     /** @return the lock file. */

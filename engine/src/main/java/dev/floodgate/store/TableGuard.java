@@ -47,7 +47,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   32  Timeouts (64): acquisitions given up
  *   40  Tier counts repaired (64)
  *   48  Tier counts diverged beyond repair (64)
- *   56  Paired lock file (64): the nonce of the lock file the table's processes use, 0 before the first
+ *   56  Paired lock file (64): the inode of the lock file the table's processes use, 0 before the first
  *       attach ({@link LockFilePairing})
  * </pre>
  *
@@ -172,13 +172,13 @@ public final class TableGuard
         return acquire(line, POLICY_OFFSET, timeoutNanos) || acquireSlow(line, POLICY_OFFSET, timeoutNanos, -2);
     }
 
-    /** @return the nonce of the lock file the table is paired with, 0 when none (volatile). */
+    /** @return the inode of the lock file the table is paired with, 0 when none (volatile). */
     long pairedLockFileVolatile()
     {
         return line.getLongVolatile(PAIRED_LOCK_FILE_OFFSET);
     }
 
-    /** Pairs the table with a lock file's nonce, by compare-and-set. @return whether it moved. */
+    /** Pairs the table with a lock file's inode, by compare-and-set. @return whether it moved. */
     boolean pairLockFile(final long expected, final long nonce)
     {
         return line.compareAndSetLong(PAIRED_LOCK_FILE_OFFSET, expected, nonce);

@@ -1,0 +1,61 @@
+package dev.floodgate;
+
+import dev.floodgate.store.SlotLocks;
+import dev.floodgate.testkit.ChildJvm;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A broker JVM that ends without {@code Floodgate.close} (no shutdown hook: SIGTERM and System.exit, or kill -9)
+ * leaves its registry slot named in the table. With every process gone, the lock file is removed (a tmp cleaner, an
+ * operator's {@code rm} of what looks stale). The first pairing of table and lock file refused every later JVM for
+ * good: it counted registry words whose liveness only the removed lock file could tell (found by review). The kernel
+ * says whether any process still holds a lock on the removed file ({@code /proc/locks}); none does here.
+ */
+@Timeout(120)
+class ExitedThenLockFileRemovedTest
+{
+    @TempDir
+    Path dir;
+
+    private static FloodgateConfig config(final Path file)
+    {
+        return FloodgateConfig.builder().file(file).capacity(1_000)
+            .limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build();
+    }
+
+    /** Child: opens the table, checks once, and exits without closing it (a broker with no shutdown hook). */
+    public static final class ExitsWithoutClose
+    {
+        public static void main(final String[] args)
+        {
+            final Floodgate gate = Floodgate.open(config(Path.of(args[0])));
+            gate.checkLimit("alice", Action.PUBLISH);
+            System.out.println("DONE");
+            System.out.flush();
+            System.exit(0);
+        }
+    }
+
+    @Test
+    void shouldStartOnceEveryProcessHasExitedThoughTheLockFileWasRemoved() throws Exception
+    {
+        final Path file = dir.resolve("t.map");
+        try (ChildJvm child = ChildJvm.start(ExitsWithoutClose.class, file.toString()))
+        {
+            child.awaitLine("DONE", 60);
+            assertEquals(0, child.awaitExit(60));
+        }
+        Files.delete(SlotLocks.lockFileOf(file)); // nobody runs: e.g. a tmp cleaner
+        try (Floodgate next = Floodgate.open(config(file)))
+        {
+            assertEquals(2, next.probe("alice", Action.PUBLISH).remaining(), "the same table, its state kept");
+        }
+    }
+}
