@@ -148,7 +148,7 @@ final class Charges
                 charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
                 result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }
-            else if (!doors.regimes.enter(c.action(), rule, rule.cursor(nowMs)))
+            else if (!doors.regimes.enter(c.action(), rule, rule.cursor(nowMs), policy.generation()))
             {
                 charging.unreachable[i] = true;
                 result = doors.unavailableResult(c.action());

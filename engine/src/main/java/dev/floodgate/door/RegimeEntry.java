@@ -39,15 +39,25 @@ final class RegimeEntry
      * @param action the action.
      * @param rule   the action's rule in the check's snapshot.
      * @param cursor the window the check's clock falls in, under {@code rule}.
+     * @param generation the policy generation of the check's snapshot.
      * @return true when the check may count in that window; false when a publish of the action outlasted the
      * check's bound (answer as for an unreachable entry).
      */
-    boolean enter(final Action action, final ActionRule rule, final ActionRule.WindowCursor cursor)
+    boolean enter(final Action action, final ActionRule rule, final ActionRule.WindowCursor cursor,
+        final long generation)
     {
         final long number = cursor.number();
         if (number <= rule.announced || !rule.announces(cursor.regime()))
         {
             return true; // announced already; or the previous regime, which no publish replaces
+        }
+        if (policy.generationAcquire() != generation)
+        {
+            // a stale snapshot: its claim fails validation and is checked again under the new one. Its number would
+            // be its clock read in an old regime's windows, and a thread stopped between its snapshot and its clock
+            // read for 2^20 of them would announce a number of the regime now in force, far on when the new windows
+            // are longer: the next publish's epoch that far into the future (found by review)
+            return true;
         }
         final long now = ticker.nanos();
         if (rule.enterFailedAt != 0 && now - rule.enterFailedAt < QuotaTable.CHECK_TIMEOUT_NANOS)

@@ -72,7 +72,7 @@ final class WindowDoor
                 }
                 return Outcomes.never(doors, identifier, hash, action, rule);
             }
-            if (!doors.regimes.enter(action, rule, cursor))
+            if (!doors.regimes.enter(action, rule, cursor, policy.generation()))
             {
                 return Outcomes.unavailable(doors, action);
             }
