@@ -61,7 +61,7 @@ class RemovedLockFileTest
             final FloodgateFileException refused = assertThrows(FloodgateFileException.class,
                 () -> Floodgate.open(config(file)).close());
             assertTrue(refused.getMessage().contains("is not the lock file") &&
-                refused.getMessage().contains("the kernel lists locks on the removed one"), refused.getMessage());
+                refused.getMessage().contains("a process that maps the table holds a lock on the removed one"), refused.getMessage());
             try (FloodgateReader reader = FloodgateReader.open(file))
             {
                 assertEquals(0, reader.counters().guardRepairs(), "the live holder's guard was not taken over");

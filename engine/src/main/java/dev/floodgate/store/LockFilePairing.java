@@ -11,20 +11,26 @@ import java.nio.file.Path;
  * a file anything removing files by path can remove while processes hold their slot locks on it: an operator's
  * {@code rm}, a tmp cleaner, systemd's {@code RemoveIPC}. The next process then made a new, empty lock file in
  * which nobody was alive, took over a live (stopped) process's guards, and wrote over its registry slot (found by
- * review). So the table records the inode of the lock file its processes use ({@link TableGuard}'s guard line), and
- * a process whose lock file is another one asks the kernel whether any process still holds a lock on the recorded
- * one ({@link ProcLocks}, {@code /proc/locks}, which lists locks on removed files too): while one does, the open is
- * refused; when none does, every process of the old lock file is gone (whatever the table's registry still names:
- * a process that exited without closing, or was killed), and the table pairs with the new one. Where
- * {@code /proc/locks} cannot be read, the registry decides: refused while it names any process. Stateless.
- *
- * <p>Not covered: the table removed with its lock file (a new table and lock file are made; the processes on the
- * removed ones keep enforcing there, see the README on {@code RemoveIPC}); processes of another pid namespace whose
- * locks a container's {@code /proc/locks} does not show; a lock file removed between another process's pairing and
- * its registration, which that process's {@link #confirm} catches.
+ * review). So the table records the inode of the lock file its processes use ({@link TableGuard}'s guard line). A
+ * process whose lock file is another one attaches only when no process the table names as attached may still live:
+ * <ul>
+ * <li>the table names none (every process closed); or</li>
+ * <li>the kernel lists no lock on the recorded inode held by a process that maps the table ({@link ProcLocks}:
+ * {@code /proc/locks} lists locks on removed files too), and no named process's heartbeat is younger than
+ * {@link #SILENT_NANOS} (a process that exited without closing, or was killed, names its slot for good).</li>
+ * </ul>
+ * Each alone was tried and found wrong by review: the registry alone refused every start for good once a process had
+ * exited without closing; {@code /proc/locks} alone let a JVM in another pid namespace (a container of the pod: its
+ * {@code /proc} lists its own namespace's locks) attach beside live processes. What remains: processes of another
+ * pid namespace stopped for longer than {@link #SILENT_NANOS}; the table removed with its lock file (a new table and
+ * lock file are made, see the README on {@code RemoveIPC}); a lock file removed between another process's pairing
+ * and its registration, which that process's {@link #confirm} catches. Stateless.
  */
 final class LockFilePairing
 {
+    /** A named process whose heartbeat (every 100 ms) is younger than this may live in another pid namespace. */
+    static final long SILENT_NANOS = 10_000_000_000L;
+
     private LockFilePairing()
     {
     }
@@ -33,9 +39,10 @@ final class LockFilePairing
      * Pairs the table with this process's lock file before this process registers: at once when it is the table's
      * lock file already or the table has none yet (a new table, or one an engine before pairing used).
      *
-     * @throws FloodgateFileException when the table is paired with another lock file that processes still hold.
+     * @param nowNanos monotonic time, against which heartbeats are read.
+     * @throws FloodgateFileException when the table is paired with another lock file that processes may still hold.
      */
-    static void pair(final QuotaTable table)
+    static void pair(final QuotaTable table, final long nowNanos)
     {
         final Path lockFile = table.locks().path();
         final long inode = table.locks().inode();
@@ -52,15 +59,21 @@ final class LockFilePairing
             }
             if (paired != 0)
             {
-                final Boolean held = ProcLocks.anyHeld(attribute(table.file(), "unix:dev"), paired);
                 final int attached = attached(table.header());
-                if (held == null ? attached > 0 : held)
+                if (attached > 0)
                 {
-                    throw replaced(table, paired, attached, held);
+                    final Boolean held = ProcLocks.heldByAnAttachedProcess(attribute(table.file(), "unix:dev"),
+                        paired, ProcLocks.deviceText(attribute(table.file(), "unix:dev")) + " " +
+                        attribute(table.file(), "unix:ino"));
+                    final boolean heard = heard(table.header(), nowNanos);
+                    if (!Boolean.FALSE.equals(held) || heard)
+                    {
+                        throw replaced(table, paired, attached, held, heard);
+                    }
                 }
                 System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0} is not the lock file {1} " +
-                    "was used with (inode {2}, removed and made again); no process holds a lock on that one, so the " +
-                    "table now pairs with this one", lockFile, table.file(), paired);
+                    "was used with (inode {2}, removed and made again); no process that used it lives, so the table " +
+                    "now pairs with this one", lockFile, table.file(), paired);
             }
             if (table.guard().pairLockFile(paired, inode))
             {
@@ -80,7 +93,7 @@ final class LockFilePairing
         final long paired = table.guard().pairedLockFileVolatile();
         if (paired != table.locks().inode())
         {
-            throw replaced(table, paired, attached(table.header()) - 1, null);
+            throw replaced(table, paired, attached(table.header()) - 1, null, false);
         }
     }
 
@@ -96,6 +109,21 @@ final class LockFilePairing
         }
     }
 
+    /** @return whether a process the table names beat its heartbeat less than {@link #SILENT_NANOS} ago. */
+    private static boolean heard(final FileHeader header, final long nowNanos)
+    {
+        for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
+        {
+            final int base = FileHeader.processOffset(slot);
+            if (header.buffer().getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0 &&
+                nowNanos - header.buffer().getLongVolatile(base + FileHeader.PROCESS_HEARTBEAT_NANOS) < SILENT_NANOS)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static int attached(final FileHeader header)
     {
         int attached = 0;
@@ -108,13 +136,16 @@ final class LockFilePairing
     }
 
     private static FloodgateFileException replaced(final QuotaTable table, final long paired, final int attached,
-        final Boolean held)
+        final Boolean held, final boolean heard)
     {
+        final String why = Boolean.TRUE.equals(held) ? "a process that maps the table holds a lock on the removed " +
+            "one, inode " + paired : held == null ? "the table names " + attached + " attached process(es), and " +
+            "/proc/locks cannot be read" : heard ? "a process the table names beat its heartbeat in the last " +
+            SILENT_NANOS / 1_000_000_000L + " s" : "the table names " + attached + " attached process(es)";
         return new FloodgateFileException(table.locks().path(), "is not the lock file " + table.file() + " was " +
             "used with: it was removed and made again (an rm, a tmp cleaner, systemd's RemoveIPC) while processes " +
-            "used the table (" + (Boolean.TRUE.equals(held) ? "the kernel lists locks on the removed one, inode " +
-            paired : "the table names " + attached + " attached process(es)") + "): their liveness is in the removed " +
-            "file, and a process here could take over their guards while they live. Stop every process that uses " +
-            "the table and start again", null);
+            "used the table (" + why + "): their liveness is in the removed file, and a process here could take " +
+            "over their guards while they live. Stop every process that uses the table and start again (a process " +
+            "that exited without closing stops counting " + SILENT_NANOS / 1_000_000_000L + " s after it ended)", null);
     }
 }

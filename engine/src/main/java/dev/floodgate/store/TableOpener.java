@@ -128,7 +128,7 @@ final class TableOpener
             {
                 try
                 {
-                    LockFilePairing.pair(table);
+                    LockFilePairing.pair(table, nowNanos);
                 }
                 catch (final RuntimeException | Error ex)
                 {
