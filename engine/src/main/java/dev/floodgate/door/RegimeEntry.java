@@ -71,7 +71,7 @@ final class RegimeEntry
             QuotaTable.CHECK_TIMEOUT_NANOS))
         {
             table.guard().countTimeout();
-            rule.enterFailedAt = now | 1; // never 0
+            rule.enterFailedAt = ticker.nanos() | 1; // when the wait gave up, never 0 (it was the start: 50 ms old)
             return false;
         }
         if (rule.announced < number)
