@@ -60,6 +60,7 @@ final class BackgroundAgent
         this.counterRegion = counterRegion;
         final long graceNanos = config.reclaimGraceMs() * 1_000_000L;
         this.registry = new ProcessRegistry(table.header(), table.locks(), Math.min(STALL_NANOS, graceNanos / 2));
+        table.confirmLockFile(); // before registering over a slot another lock file's process may own
         this.registrySlot = registry.register(table.owner(), config.ticker().nanos());
         counters.inherit(counterRegion, registrySlot);
         this.clock = new CoarseClock(config.ticker(), this::heartbeat, HEARTBEAT_NANOS, "floodgate-clock");

@@ -14,10 +14,11 @@ import java.nio.file.Path;
  * review). So the table records the inode of the lock file its processes use ({@link TableGuard}'s guard line). A
  * process whose lock file is another one attaches only when no process the table names as attached may still live:
  * <ul>
- * <li>the table names none (every process closed); or</li>
  * <li>the kernel lists no lock on the recorded inode held by a process that maps the table ({@link ProcLocks}:
- * {@code /proc/locks} lists locks on removed files too), and no named process's heartbeat is younger than
- * {@link #SILENT_NANOS} (a process that exited without closing, or was killed, names its slot for good).</li>
+ * {@code /proc/locks} lists locks on removed files too; a process holds its slot lock before it registers and after it
+ * leaves the registry); and</li>
+ * <li>the table names no attached process, or none whose heartbeat is younger than {@link #SILENT_NANOS} (a process
+ * that exited without closing, or was killed, names its slot for good).</li>
  * </ul>
  * Each alone was tried and found wrong by review: the registry alone refused every start for good once a process had
  * exited without closing; {@code /proc/locks} alone let a JVM in another pid namespace (a container of the pod: its
@@ -59,17 +60,15 @@ final class LockFilePairing
             }
             if (paired != 0)
             {
+                // a process holds its slot lock before it registers (its open, a publish in it) and after it
+                // leaves the registry (its close): a lock held by a process mapping the table refuses whatever the
+                // registry names (found by review: a JVM stopped mid-publish was taken over)
                 final int attached = attached(table.header());
-                if (attached > 0)
+                final Boolean held = ProcLocks.heldByAProcessMapping(paired, attribute(table.file(), "unix:ino"));
+                final boolean heard = attached > 0 && heard(table.header(), nowNanos);
+                if (Boolean.TRUE.equals(held) || attached > 0 && (held == null || heard))
                 {
-                    final Boolean held = ProcLocks.heldByAnAttachedProcess(attribute(table.file(), "unix:dev"),
-                        paired, ProcLocks.deviceText(attribute(table.file(), "unix:dev")) + " " +
-                        attribute(table.file(), "unix:ino"));
-                    final boolean heard = heard(table.header(), nowNanos);
-                    if (!Boolean.FALSE.equals(held) || heard)
-                    {
-                        throw replaced(table, paired, attached, held, heard);
-                    }
+                    throw replaced(table, paired, attached, held, heard);
                 }
                 System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0} is not the lock file {1} " +
                     "was used with (inode {2}, removed and made again); no process that used it lives, so the table " +
@@ -83,8 +82,9 @@ final class LockFilePairing
     }
 
     /**
-     * After this process registered: the table still pairs with its lock file. A process that paired another lock
-     * file after this one's pairing attached beside it, each blind to the other's liveness; now this one sees it.
+     * Before and after this process registers: the table still pairs with its lock file. A process that paired
+     * another lock file after this one's pairing attached beside it, each blind to the other's liveness; now this one
+     * sees it (before it registers: a register would write over that process's registry slot, found by review).
      *
      * @throws FloodgateFileException when the table pairs with another lock file now.
      */
@@ -93,7 +93,7 @@ final class LockFilePairing
         final long paired = table.guard().pairedLockFileVolatile();
         if (paired != table.locks().inode())
         {
-            throw replaced(table, paired, attached(table.header()) - 1, null, false);
+            throw replaced(table, paired, attached(table.header()), null, false);
         }
     }
 

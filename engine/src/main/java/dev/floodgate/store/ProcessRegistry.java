@@ -112,7 +112,8 @@ public final class ProcessRegistry
     public synchronized void unregister(final long owner)
     {
         left = true; // under the heartbeat's monitor: no beat of this instance lands after this returns
-        buffer.putLongRelease(FileHeader.processOffset(SlotLocks.slotOf(owner)) + FileHeader.PROCESS_OWNER, 0);
+        // only its own word: a process that paired another lock file may have registered over it (LockFilePairing)
+        buffer.compareAndSetLong(FileHeader.processOffset(SlotLocks.slotOf(owner)) + FileHeader.PROCESS_OWNER, owner, 0);
     }
 
     /**
