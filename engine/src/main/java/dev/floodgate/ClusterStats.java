@@ -38,8 +38,10 @@ public final class ClusterStats
      *                         the grant to a retry (the first answer lost to the bound); a grant whose sequence had
      *                         moved on before its commit (another JVM committed it, or a give-back took the
      *                         number) reached no balance and is not counted. So tokens leased = spent + unused +
-     *                         refunded, less what a JVM killed mid-commit or mid-give-back lost.
-     * @param tokensRefunded   tokens given back by refunds applied.
+     *                         refunded, less what a JVM killed mid-commit or mid-give-back lost, and less the
+     *                         tokens of refunds that got no answer within their bound (counted in {@code
+     *                         unavailable}: Redis may still have applied them, giving them back to the cluster).
+     * @param tokensRefunded   tokens given back by refunds answered as applied.
      * @param unavailable      lease or refund calls that got no answer within their bound.
      * @param refused          checks refused by the cluster (the node's lease short and its bucket drained).
      * @param fallbacksRefused checks refused for want of a lease (Redis unavailable, fallback {@code refuse}).
