@@ -42,23 +42,7 @@ final class LockFile
         this.channel = channel;
         this.writable = writable;
         this.words = mapOrClose(path, channel, writable);
-        this.inode = inodeAt(path);
-    }
-
-    /**
-     * The inode of the file at {@code path}, read just after it was opened: the file this handle holds (Java cannot
-     * ask an open channel), which later opens of the JVM share even after the path names another file.
-     */
-    private static long inodeAt(final Path path)
-    {
-        try
-        {
-            return ((Number)java.nio.file.Files.getAttribute(path, "unix:ino")).longValue();
-        }
-        catch (final IOException | UnsupportedOperationException | IllegalArgumentException ex)
-        {
-            return 0; // removed this instant, or no inodes here: paired with nothing (LockFilePairing)
-        }
+        this.inode = LockFileOpener.inode(path);
     }
 
     /** @return the inode of the file this handle holds open, 0 when it could not be read. */
@@ -291,7 +275,7 @@ final class LockFile
             closeChannel();
             channel = fresh;
             words = mapped;
-            inode = inodeAt(path);
+            inode = LockFileOpener.inode(path);
             writable = true;
         }
     }

@@ -74,6 +74,25 @@ final class LockFileOpener
     }
 
     /**
+     * The inode of the file at {@code path}, read just after it was opened: the file a handle holds (Java cannot ask
+     * an open channel), which later opens of the JVM share even after the path names another file.
+     *
+     * @return the inode; 0 when it cannot be read (removed this instant, or no inodes here: paired with nothing,
+     * see {@link LockFilePairing}).
+     */
+    static long inode(final Path path)
+    {
+        try
+        {
+            return ((Number)Files.getAttribute(path, "unix:ino")).longValue();
+        }
+        catch (final IOException | UnsupportedOperationException | IllegalArgumentException ex)
+        {
+            return 0;
+        }
+    }
+
+    /**
      * @return the whole file, mapped read-write when {@code writable} (which first gives a new file its length),
      * else read-only.
      * @throws FloodgateFileException when it is shorter than {@link #LENGTH} or cannot be mapped.
