@@ -87,6 +87,7 @@ class KilledRetireTest
         final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         final StringBuilder transcript = new StringBuilder();
         boolean killedInFold = false;
+        int breakpoints = 0;
         try
         {
             final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
@@ -128,7 +129,16 @@ class KilledRetireTest
             vm.resume();
             while (!killedInFold)
             {
-                final EventSet events = vm.eventQueue().remove(60_000);
+                final EventSet events;
+                try
+                {
+                    events = vm.eventQueue().remove(60_000);
+                }
+                catch (final com.sun.jdi.VMDisconnectedException ended)
+                {
+                    throw new AssertionError("the child closed without reaching the store it is to be killed at (" +
+                        breakpoints + " breakpoints set: the test names a line the code no longer has)", ended);
+                }
                 assertNotNull(events, "the child went quiet; transcript: " + transcript);
                 for (final Event event : events)
                 {
@@ -137,7 +147,7 @@ class KilledRetireTest
                         final boolean counters = prepared.referenceType().name().equals(CounterRegion.class.getName());
                         final List<com.sun.jdi.Method> methods = prepared.referenceType()
                             .methodsByName(counters ? "retire" : "unregister");
-                        final String store = counters ? "putLongRelease(offset, 0)" : "PROCESS_OWNER, 0)";
+                        final String store = counters ? "putLongRelease(offset, 0)" : "PROCESS_OWNER";
                         for (final com.sun.jdi.Method method : methods)
                         {
                             for (final Location at : method.allLineLocations())
@@ -147,6 +157,7 @@ class KilledRetireTest
                                     final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
                                     stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
                                     stop.enable();
+                                    breakpoints++;
                                 }
                             }
                         }
