@@ -9,11 +9,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A window check announces in the file the window it is about to count in for the first time (door.RegimeEntry), so
@@ -48,50 +46,34 @@ class RegimeEntryTest
             .reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).limit(Action.PUBLISH, limit, 1_000).build();
     }
 
+    private Floodgate open(final Ticker ticker)
+    {
+        final Floodgate gate = Floodgate.open(config(ticker, 10));
+        gates.add(gate);
+        return gate;
+    }
+
+    /** @return a publisher (10 per second) that published 3 per second from +2000, its clock moved to +1500. */
+    private Floodgate publisherOfThree(final ManualTicker time, final HookedTicker ticker)
+    {
+        final Floodgate publisher = open(ticker);
+        time.set((START_MS + 1_500) * MS);
+        publisher.reconfigure(config(ticker, 3)); // 3 from +2000
+        return publisher;
+    }
+
     @Test
     void shouldAnswerUnreachableRatherThanCountInARegimeAPublishInFlightMayReplace() throws Exception
     {
         final ManualTicker publisherTime = new ManualTicker(START_MS * MS);
         final HookedTicker publisherTicker = new HookedTicker(publisherTime);
         final ManualTicker checkerTime = new ManualTicker(START_MS * MS);
-        final Floodgate publisher = Floodgate.open(config(publisherTicker, 10));
-        gates.add(publisher);
-        final Floodgate checker = Floodgate.open(config(checkerTime, 10));
-        gates.add(checker);
-        publisherTime.set((START_MS + 1_500) * MS);
-        publisher.reconfigure(config(publisherTicker, 3)); // 3 from +2000
+        final Floodgate publisher = publisherOfThree(publisherTime, publisherTicker);
+        final Floodgate checker = open(checkerTime);
 
-        final CountDownLatch inside = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final Thread publishing = new Thread(() ->
-        {
-            try
-            {
-                publisher.reconfigure(config(publisherTicker, 4)); // its clock reads +1999: before the epoch
-            }
-            catch (final Throwable ex)
-            {
-                failure.set(ex);
-            }
-        }, "publisher");
-        // the publisher's first clock read is inside the policy guard (PolicyPublisher.publish)
-        publisherTicker.onNextRead(publishing, () ->
-        {
-            inside.countDown();
-            try
-            {
-                release.await();
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
-            return (START_MS + 1_999) * MS;
-        });
-        publishing.start();
-        inside.await();
-
+        // its clock reads +1999 (before the epoch), held inside its publish
+        final StoppedPublish stopped = new StoppedPublish(publisher, publisherTicker, config(publisherTicker, 4),
+            (START_MS + 1_999) * MS);
         checkerTime.set((START_MS + 2_000) * MS);
         final long timeoutsBefore = guardTimeouts();
         final long retryAfter = checker.config().unreachableRetryAfterMs();
@@ -103,9 +85,7 @@ class RegimeEntryTest
             "a window check of AUTH while a publish of PUBLISH is stopped");
         assertEquals(1, guardTimeouts() - timeoutsBefore, "and it did not wait");
 
-        release.countDown();
-        publishing.join(10_000);
-        assertNull(failure.get());
+        stopped.close();
         int admitted = 0;
         for (int i = 0; i < 10; i++)
         {
@@ -119,6 +99,73 @@ class RegimeEntryTest
             admitted += checker.checkLimitInCaller("u", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
         }
         assertEquals(4, admitted, "the new 4 from the window after");
+    }
+
+    /** A clock that moves with real time from where it was last set, as System.nanoTime does. */
+    private static final class RunningTicker implements Ticker
+    {
+        private volatile long offset;
+
+        RunningTicker(final long nanos)
+        {
+            set(nanos);
+        }
+
+        void set(final long nanos)
+        {
+            offset = nanos - System.nanoTime();
+        }
+
+        @Override
+        public long nanos()
+        {
+            return offset + System.nanoTime();
+        }
+    }
+
+    /**
+     * The 50 ms back-off after a given-up wait ("no thread of that process waits on it for that action and policy
+     * again for 50 ms"), on a clock that moves with real time as every broker's does: the test above uses a manual
+     * checker clock, which does not move during the wait. The stamp of the failed wait was the moment the wait
+     * began, 50 ms old when stored: the back-off had always run out, and every later check waited its 50 ms again
+     * for as long as the publisher stayed stopped (found by a multi-JVM soak: every checker thread answered after
+     * 50-56 ms, check after check, through a 0.8 s stop of a publisher).
+     */
+    @Test
+    void shouldNotWaitAgainRightAfterAWaitForAStoppedPublishGaveUp() throws Exception
+    {
+        final ManualTicker publisherTime = new ManualTicker(START_MS * MS);
+        final HookedTicker publisherTicker = new HookedTicker(publisherTime);
+        final RunningTicker checkerTime = new RunningTicker(START_MS * MS);
+        final Floodgate publisher = publisherOfThree(publisherTime, publisherTicker);
+        final Floodgate checker = open(checkerTime);
+
+        try (StoppedPublish stopped = new StoppedPublish(publisher, publisherTicker, config(publisherTicker, 4),
+            (START_MS + 1_999) * MS))
+        {
+            checkerTime.set((START_MS + 2_000) * MS); // the first window of the regime of 3; the clock runs on
+            final long timeoutsBefore = guardTimeouts();
+            final long retryAfter = checker.config().unreachableRetryAfterMs();
+            long start = System.nanoTime();
+            assertEquals(retryAfter, checker.checkLimitInCaller("u", Action.PUBLISH), "first check: unreachable");
+            final long firstMs = (System.nanoTime() - start) / MS;
+            assertTrue(firstMs >= 45, "the first check waited for the publish: " + firstMs + " ms");
+            assertEquals(1, guardTimeouts() - timeoutsBefore);
+
+            // the next check, right after the first gave up, is within the back-off and must not wait: a wait that
+            // gives up lasts the full 50 ms of System.nanoTime (GuardWait), so a check shorter than that did not.
+            // A host that descheduled this thread past the back-off makes that check wait (and stamp) again, so the
+            // next one is tried; with the stamp taken when the wait began, every one waited
+            boolean answeredAtOnce = false;
+            for (int attempt = 0; attempt < 20 && !answeredAtOnce; attempt++)
+            {
+                final long begin = System.nanoTime();
+                assertEquals(retryAfter, checker.checkLimitInCaller("u", Action.PUBLISH), "a later check: unreachable");
+                answeredAtOnce = System.nanoTime() - begin < QuotaTable.CHECK_TIMEOUT_NANOS;
+            }
+            assertTrue(answeredAtOnce, "every check right after a wait gave up waited for the stopped publish again: " +
+                "the failed wait was stamped with the moment it began");
+        }
     }
 
     private long guardTimeouts()
