@@ -1,10 +1,7 @@
 package dev.floodgate;
 
-import com.sun.jdi.Bootstrap;
 import com.sun.jdi.Location;
 import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
@@ -14,19 +11,14 @@ import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.ProcessRegistry;
+import dev.floodgate.testkit.DebuggedChild;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -80,46 +72,12 @@ class KilledRetireTest
     void shouldNotCountAClosingProcessesChecksTwiceWhenItIsKilledInsideTheFold() throws Exception
     {
         final Path file = dir.resolve("t.map");
-        final List<String> command = JvmFlags.javaCommand(CheckThenClose.class.getName(),
-            System.getProperty("java.class.path"), List.of("-Xmx192m", "-XX:+UseSerialGC",
-                "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0"),
-            List.of(file.toString()));
-        final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final StringBuilder transcript = new StringBuilder();
         boolean killedInFold = false;
         int breakpoints = 0;
-        try
+        final String transcript;
+        try (DebuggedChild child = DebuggedChild.start(CheckThenClose.class, List.of(file.toString())))
         {
-            final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8));
-            final String listening = out.readLine();
-            final Matcher port = Pattern.compile("address: (?:[^:]*:)?(\\d+)").matcher(String.valueOf(listening));
-            assertTrue(port.find(), "jdwp: " + listening);
-            final Thread drain = new Thread(() ->
-            {
-                try
-                {
-                    for (String line; (line = out.readLine()) != null; )
-                    {
-                        synchronized (transcript)
-                        {
-                            transcript.append(line).append('\n');
-                        }
-                    }
-                }
-                catch (final Exception ignored)
-                {
-                    // the child ended
-                }
-            });
-            drain.setDaemon(true);
-            drain.start();
-            final AttachingConnector attach = Bootstrap.virtualMachineManager().attachingConnectors().stream()
-                .filter(c -> c.name().equals("com.sun.jdi.SocketAttach")).findFirst().orElseThrow();
-            final Map<String, Connector.Argument> arguments = attach.defaultArguments();
-            arguments.get("hostname").setValue("127.0.0.1");
-            arguments.get("port").setValue(port.group(1));
-            final VirtualMachine vm = attach.attach(arguments);
+            final VirtualMachine vm = child.vm();
             for (final String name : List.of(CounterRegion.class.getName(), ProcessRegistry.class.getName()))
             {
                 final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
@@ -139,7 +97,7 @@ class KilledRetireTest
                     throw new AssertionError("the child closed without reaching the store it is to be killed at (" +
                         breakpoints + " breakpoints set: the test names a line the code no longer has)", ended);
                 }
-                assertNotNull(events, "the child went quiet; transcript: " + transcript);
+                assertNotNull(events, "the child went quiet; transcript: " + child.transcript());
                 for (final Event event : events)
                 {
                     if (event instanceof ClassPrepareEvent prepared)
@@ -164,7 +122,7 @@ class KilledRetireTest
                     }
                     else if (event instanceof BreakpointEvent)
                     {
-                        child.destroyForcibly(); // SIGKILL inside close's counter step
+                        child.process().destroyForcibly(); // SIGKILL inside close's counter step
                         killedInFold = true;
                     }
                 }
@@ -173,18 +131,12 @@ class KilledRetireTest
                     events.resume();
                 }
             }
-            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child died");
+            assertTrue(child.process().waitFor(30, TimeUnit.SECONDS), "the child died");
+            child.awaitOutput();
+            transcript = child.transcript();
         }
-        finally
-        {
-            child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
-        }
-        synchronized (transcript)
-        {
-            assertTrue(transcript.toString().contains("CLOSING"), "killed in close: " + transcript);
-            assertFalse(transcript.toString().contains("CLOSED"), "killed in close: " + transcript);
-        }
+        assertTrue(transcript.contains("CLOSING"), "killed in close: " + transcript);
+        assertFalse(transcript.contains("CLOSED"), "killed in close: " + transcript);
         try (Floodgate next = Floodgate.open(config(file)))
         {
             next.cleanup(); // frees dead processes' slots (the claim above may already have folded it)

@@ -1,10 +1,7 @@
 package dev.floodgate.janitor;
 
-import com.sun.jdi.Bootstrap;
 import com.sun.jdi.Location;
 import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.connect.AttachingConnector;
-import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.BreakpointEvent;
 import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
@@ -16,26 +13,20 @@ import com.sun.jdi.request.ClassPrepareRequest;
 import com.sun.jdi.request.EventRequest;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
-import dev.floodgate.JvmFlags;
 import dev.floodgate.ManualTicker;
 import dev.floodgate.door.TokenBucket;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
+import dev.floodgate.testkit.DebuggedChild;
 import dev.floodgate.testkit.IdleJanitor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -74,47 +65,12 @@ class JanitorIdleRaceTest
         {
             final Resolved slot = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
                 bucket.fullWord(NOW), NOW, null);
-            final List<String> command = JvmFlags.javaCommand(IdleJanitor.class.getName(),
-                System.getProperty("java.class.path"), List.of("-Xmx192m", "-XX:+UseSerialGC",
-                    "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0"),
-                List.of(file.toString(), Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW),
-                    Long.toString(GRACE)));
-            final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-            final StringBuilder transcript = new StringBuilder();
             long chargedAtBreakpoint = -99;
-            try
+            final String log;
+            try (DebuggedChild child = DebuggedChild.start(IdleJanitor.class, List.of(file.toString(),
+                Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW), Long.toString(GRACE))))
             {
-                final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                    StandardCharsets.UTF_8));
-                final String listening = out.readLine();
-                final Matcher port = Pattern.compile("address: (?:[^:]*:)?(\\d+)").matcher(String.valueOf(listening));
-                assertTrue(port.find(), "jdwp: " + listening);
-                final Thread drain = new Thread(() ->
-                {
-                    try
-                    {
-                        for (String line; (line = out.readLine()) != null; )
-                        {
-                            synchronized (transcript)
-                            {
-                                transcript.append(line).append('\n');
-                            }
-                        }
-                    }
-                    catch (final Exception ignored)
-                    {
-                        // the child ended
-                    }
-                });
-                drain.setDaemon(true);
-                drain.start();
-
-                final AttachingConnector attach = Bootstrap.virtualMachineManager().attachingConnectors().stream()
-                    .filter(c -> c.name().equals("com.sun.jdi.SocketAttach")).findFirst().orElseThrow();
-                final Map<String, Connector.Argument> arguments = attach.defaultArguments();
-                arguments.get("hostname").setValue("127.0.0.1");
-                arguments.get("port").setValue(port.group(1));
-                final VirtualMachine vm = attach.attach(arguments);
+                final VirtualMachine vm = child.vm();
                 final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
                 prepare.addClassFilter(Entry.class.getName());
                 prepare.enable();
@@ -155,18 +111,9 @@ class JanitorIdleRaceTest
                     }
                 }
                 assertEquals(1, hits, "the janitor tombstoned the one bucket once");
-                assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child janitor ended");
-                drain.join(10_000);
-            }
-            finally
-            {
-                child.destroyForcibly();
-                child.waitFor(10, TimeUnit.SECONDS);
-            }
-            final String log;
-            synchronized (transcript)
-            {
-                log = transcript.toString();
+                assertTrue(child.process().waitFor(30, TimeUnit.SECONDS), "the child janitor ended");
+                child.awaitOutput();
+                log = child.transcript();
             }
             assertTrue(log.contains("DONE"), "the child janitor's passes: " + log);
             assertEquals(Floodgate.ADMITTED, chargedAtBreakpoint, "the first check of the hour is admitted");
