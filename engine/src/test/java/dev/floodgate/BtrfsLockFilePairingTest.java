@@ -53,11 +53,12 @@ class BtrfsLockFilePairingTest
             try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
             {
                 int i = 0;
-                while (table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i) == table.headerSegment())
+                while (table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i) ==
+                    table.lookup().headerSegment())
                 {
                     i++;
                 }
-                segment = table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i);
+                segment = table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i);
                 id = "id-" + i;
             }
             try (ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment),

@@ -38,9 +38,9 @@ class ChargeUnreachableTest
             for (int i = 0; user == null; i++)
             {
                 final String candidate = "user-" + i;
-                final int window = table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, candidate);
-                if (window != table.headerSegment() &&
-                    window != table.segmentOf(Entry.KIND_BLOCKED, Action.PUBLISH, candidate))
+                final int window = table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, candidate);
+                if (window != table.lookup().headerSegment() &&
+                    window != table.lookup().segmentOf(Entry.KIND_BLOCKED, Action.PUBLISH, candidate))
                 {
                     user = candidate; // its blocked counter is reachable while its window is held
                     segment = window;

@@ -51,8 +51,8 @@ class CloseTest
         {
             for (int i = 0; held == null; i++)
             {
-                segment = table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "warm-" + i);
-                held = segment == table.headerSegment() ? null : "warm-" + i;
+                segment = table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "warm-" + i);
+                held = segment == table.lookup().headerSegment() ? null : "warm-" + i;
             }
         }
         final String heldKey = held;

@@ -48,8 +48,8 @@ class InterruptedGuardWaitTest
             while (keys.size() < CHECKS + 1)
             {
                 final String candidate = "user-" + i++;
-                final int s = table.segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate);
-                if (s != table.headerSegment() && (found < 0 || s == found))
+                final int s = table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate);
+                if (s != table.lookup().headerSegment() && (found < 0 || s == found))
                 {
                     found = s;
                     keys.add(candidate);

@@ -45,7 +45,7 @@ class LivenessTest
         {
             for (int i = 0; ; i++)
             {
-                if (table.segmentOf(kind, action, "id-" + i) != table.headerSegment())
+                if (table.lookup().segmentOf(kind, action, "id-" + i) != table.lookup().headerSegment())
                 {
                     return "id-" + i;
                 }
@@ -57,7 +57,7 @@ class LivenessTest
     {
         try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
         {
-            return table.segmentOf(kind, action, identifier);
+            return table.lookup().segmentOf(kind, action, identifier);
         }
     }
 

@@ -41,10 +41,10 @@ class PartialResetTest
             for (int i = 0; user == null; i++)
             {
                 final String candidate = "user-" + i;
-                final int blocked = table.segmentOf(Entry.KIND_BLOCKED, Action.PUBLISH, candidate);
-                if (blocked != table.headerSegment() &&
-                    blocked != table.segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) &&
-                    blocked != table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, candidate))
+                final int blocked = table.lookup().segmentOf(Entry.KIND_BLOCKED, Action.PUBLISH, candidate);
+                if (blocked != table.lookup().headerSegment() &&
+                    blocked != table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) &&
+                    blocked != table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, candidate))
                 {
                     user = candidate; // its bucket and window can be reset while its blocked counter is held
                     segment = blocked;

@@ -46,11 +46,12 @@ class RemovedLockFileTest
         try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
         {
             int i = 0;
-            while (table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i) == table.headerSegment())
+            while (table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i) ==
+                table.lookup().headerSegment())
             {
                 i++;
             }
-            segment = table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i);
+            segment = table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i);
         }
         // a live broker (attached) stopped inside an operation on that segment: it holds the segment's guard
         try (ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment),

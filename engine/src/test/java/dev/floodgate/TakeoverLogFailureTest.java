@@ -46,17 +46,18 @@ class TakeoverLogFailureTest
             while (a == null)
             {
                 final String candidate = "user-" + i++;
-                if (table.segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) != table.headerSegment())
+                if (table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) !=
+                    table.lookup().headerSegment())
                 {
                     a = candidate;
                 }
             }
-            segment = table.segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, a);
+            segment = table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, a);
             String b = null;
             while (b == null)
             {
                 final String candidate = "user-" + i++;
-                if (table.segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) == segment)
+                if (table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) == segment)
                 {
                     b = candidate;
                 }

@@ -11,7 +11,7 @@ import dev.floodgate.store.ShardWords;
 
 /**
  * Probes: what the bucket or the window door would answer now, consuming nothing and creating no entry. The
- * state comes from the table ({@code QuotaTable.peek}: the entry read in place without a lock, or a copy under
+ * state comes from the table ({@code EntryLookup.peek}: the entry read in place without a lock, or a copy under
  * its read lock; words read in place count only when the generation is unchanged after them, else the probe
  * looks again) and is read with the readers' arithmetic ({@link EntryArithmetic}), which is the doors' own,
  * including a bucket's conversion to newer units. An entry that cannot be reached in time answers as the
@@ -73,7 +73,7 @@ public final class Probes
         final Resolved found;
         try
         {
-            found = doors.table().peek(Entry.KIND_LEASE, action, identifier);
+            found = doors.table().lookup().peek(Entry.KIND_LEASE, action, identifier);
         }
         catch (final TableBusyException ex)
         {
@@ -115,7 +115,7 @@ public final class Probes
         {
             try
             {
-                found = doors.table().peek(Entry.KIND_BUCKET, action, identifier);
+                found = doors.table().lookup().peek(Entry.KIND_BUCKET, action, identifier);
             }
             catch (final TableBusyException ex)
             {
@@ -190,7 +190,7 @@ public final class Probes
             final Resolved found;
             try
             {
-                found = doors.table().peek(Entry.KIND_WINDOW, action, identifier);
+                found = doors.table().lookup().peek(Entry.KIND_WINDOW, action, identifier);
             }
             catch (final TableBusyException ex)
             {

@@ -4,6 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.TableBusyException;
 import dev.floodgate.Ticker;
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.EntryLookup;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
@@ -19,6 +20,7 @@ import dev.floodgate.store.TableFullException;
 final class SlotResolver
 {
     private final QuotaTable table;
+    private final EntryLookup lookup;
     private final Ticker ticker;
     private final QuotaCache cache;
     private final Runnable onTableFull;
@@ -26,6 +28,7 @@ final class SlotResolver
     SlotResolver(final QuotaTable table, final Ticker ticker, final QuotaCache cache, final Runnable onTableFull)
     {
         this.table = table;
+        this.lookup = table.lookup();
         this.ticker = ticker;
         this.cache = cache;
         this.onTableFull = onTableFull;
@@ -66,7 +69,7 @@ final class SlotResolver
         {
             final long initialState = bucket ? rule.bucket.fullWord(now) :
                 kind == Entry.KIND_LEASE ? LeaseRefill.firstSequence(System.currentTimeMillis()) : 0;
-            resolved = table.resolve(kind, action, id, limit, windowMs, version, initialState, now,
+            resolved = lookup.resolve(kind, action, id, limit, windowMs, version, initialState, now,
                 bucket ? (value, header) -> upgrade(value, header, rule) : null);
         }
         catch (final TableFullException ex)

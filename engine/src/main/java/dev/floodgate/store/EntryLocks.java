@@ -16,7 +16,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * One entry's operations under its segment's guard ({@link TableGuard}) and a Chronicle lock: reads, writes and
- * removals for resets, the janitor and the facade's counters (a check's own path is {@link QuotaTable#resolve}).
+ * removals for resets, the janitor and the facade's counters (a check's own path is {@link EntryLookup#resolve}).
  * Nothing is allocated while a guard is held. Each operation is counted in and out of the table's
  * {@link Operations}, so a closing table waits for it. Thread-safe; Chronicle Map's query contexts are per
  * thread.

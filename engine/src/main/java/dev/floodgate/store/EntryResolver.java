@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The cold path of a check: find an entry under its segment's guard and update lock, inserting it when absent
  * (under the allocation guard too when Chronicle may add a tier) and reviving it when tombstoned, and read its
- * generation and units together. {@link QuotaTable#resolve} counts the operation in and delegates here.
+ * generation and units together. {@link EntryLookup#resolve} counts the operation in and delegates here.
  * Thread-safe.
  */
 final class EntryResolver
@@ -39,7 +39,7 @@ final class EntryResolver
         this.shards = shards;
     }
 
-    /** See {@link QuotaTable#resolve}; the caller has counted the operation in. */
+    /** See {@link EntryLookup#resolve}; the caller has counted the operation in. */
     Resolved resolve(final byte[] key, final byte kind, final Action action,
         final CharSequence identifier, final long limit, final long windowMs, final long version,
         final long initialState, final long nowNanos, final EntryUpgrade upgrade) throws TableFullException

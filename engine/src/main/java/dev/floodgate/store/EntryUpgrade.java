@@ -1,6 +1,6 @@
 package dev.floodgate.store;
 
-/** Run by {@link QuotaTable#resolve} on a located, live entry under its segment's update lock. */
+/** Run by {@link EntryLookup#resolve} on a located, live entry under its segment's update lock. */
 @FunctionalInterface
 public interface EntryUpgrade
 {

@@ -1,11 +1,8 @@
 package dev.floodgate.store;
 
-import dev.floodgate.TableBusyException;
 import dev.floodgate.FloodgateFileException;
-import dev.floodgate.Action;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.ExternalMapQueryContext;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,12 +10,14 @@ import java.nio.file.Path;
 
 /**
  * The shared table: one Chronicle Map file of fixed-size keys ({@link KeyHasher}) to 64-byte aligned values
- * ({@link Entry}), plus the file's own record ({@link FileHeader}), as one process maps it for writing.
+ * ({@link Entry}), plus the file's own record ({@link FileHeader}), as one process maps it for writing: its
+ * identity, its parts and its lifetime in this process.
  *
- * <p>Every method here belongs on a cold path (first sight of a key in a process, inserts, resets, the janitor)
- * and takes a segment's guard ({@link TableGuard}) and Chronicle lock, except a {@link #resolve} of an entry that
- * exists already, which reads it without a lock. Checks on warm keys use the addresses
- * this class {@linkplain #resolve resolves} and take no lock. Nothing is allocated while a guard is held (a
+ * <p>Its parts are the ways into the file, all on cold paths (first sight of a key in a process, inserts, resets,
+ * the janitor): an entry by name ({@link #lookup}), one entry's locked operations ({@link #locked}), whole-table
+ * scans ({@link #scans}). Each takes a segment's guard ({@link TableGuard}) and Chronicle lock, except a lookup of
+ * an entry that exists already, which reads it without a lock. Checks on warm keys use the addresses
+ * {@linkplain EntryLookup#resolve resolved} there and take no lock. Nothing is allocated while a guard is held (a
  * garbage collection there would hold up every process's cold checks on that segment). Thread-safe; Chronicle
  * Map's query contexts are per thread.
  *
@@ -40,8 +39,7 @@ public final class QuotaTable implements AutoCloseable
     private final KeyHasher hasher;
     private final TableScans scans;
     private final EntryLocks locked;
-    private final EntryResolver resolver;
-    private final EntryFinder finder;
+    private final EntryLookup lookup;
     private final SlotLocks locks;
     private final long owner;
     private final int shards;
@@ -66,8 +64,7 @@ public final class QuotaTable implements AutoCloseable
         this.locked = new EntryLocks(file, map, guard, header, hasher, operations);
         this.shards = header.shards();
         this.capacity = header.capacity();
-        this.resolver = new EntryResolver(file, map, guard, header, capacity, shards);
-        this.finder = new EntryFinder((VanillaChronicleHash<?, ?, ?, ?>)map, shards);
+        this.lookup = new EntryLookup(file, map, guard, header, hasher, locked, operations);
     }
 
     /**
@@ -86,60 +83,6 @@ public final class QuotaTable implements AutoCloseable
         final Path file, final long capacity, final int shards, final boolean groupReadable, final long nowNanos)
     {
         return TableOpener.open(file, capacity, shards, groupReadable, nowNanos);
-    }
-
-    /**
-     * @param kind       an entry kind.
-     * @param action     an action.
-     * @param identifier an identifier.
-     * @return the segment whose guard covers that entry (for tools and tests that hold or watch one segment).
-     */
-    public int segmentOf(final byte kind, final Action action, final CharSequence identifier)
-    {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(hasher.key(identifier, action, kind)))
-        {
-            return EntryLocks.segmentOf(c);
-        }
-    }
-
-    /** @return the segment of the file's own record. */
-    public int headerSegment()
-    {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(TableCreator.HEADER_KEY))
-        {
-            return EntryLocks.segmentOf(c);
-        }
-    }
-
-    /**
-     * Looks an entry up without creating it: live, read in place without a lock when it can be, otherwise a copy
-     * taken under its segment's read lock.
-     *
-     * @param kind       the entry kind.
-     * @param action     the action.
-     * @param identifier the identifier.
-     * @return the entry, in whatever units it has; null when there is none (or it is tombstoned).
-     * @throws TableBusyException when a live process held its segment for {@link #CHECK_TIMEOUT_NANOS}.
-     */
-    public Resolved peek(final byte kind, final Action action, final CharSequence identifier)
-    {
-        final byte[] key = hasher.key(identifier, action, kind);
-        operations.enter();
-        try
-        {
-            final Resolved found = finder.find(key, kind, action, 0);
-            return found != null ? found : locked.copyIfLive(key, kind, shards);
-        }
-        finally
-        {
-            operations.exit();
-        }
-    }
-
-    /** @return the lock-free lookup {@link #resolve} tries first (for tests). */
-    EntryFinder finder()
-    {
-        return finder;
     }
 
     /** Unmaps a table that was never handed out (the opener found it stale); its slot stays claimed. */
@@ -196,49 +139,10 @@ public final class QuotaTable implements AutoCloseable
         return owner;
     }
 
-    /**
-     * Finds an entry: a live one already in the caller's units without a lock ({@link EntryFinder}); otherwise
-     * under its segment's guard, inserting it when absent, reviving it when the janitor has tombstoned it and
-     * running {@code upgrade}.
-     *
-     * @param kind         the entry kind.
-     * @param action       the action.
-     * @param identifier   the identifier.
-     * @param limit        the limit a new entry records.
-     * @param windowMs     the window a new entry records.
-     * @param version      the policy version a new entry's units belong to; a bucket found in older units goes
-     *                     through the lock and {@code upgrade}.
-     * @param initialState the state word of a new entry: a bucket's TAT, a lease's first sequence number.
-     * @param nowNanos     the monotonic time.
-     * @param upgrade      run on an existing entry under the update lock (may convert its units); or null.
-     * @return the located entry.
-     * @throws TableFullException when the table cannot take a new entry.
-     * @throws TableBusyException when a live process held the segment (or tier allocation) for
-     *                            {@link #CHECK_TIMEOUT_NANOS}.
-     */
-    public Resolved resolve(
-        final byte kind,
-        final Action action,
-        final CharSequence identifier,
-        final long limit,
-        final long windowMs,
-        final long version,
-        final long initialState,
-        final long nowNanos,
-        final EntryUpgrade upgrade) throws TableFullException
+    /** @return an entry by name: a check's cold path and a probe's way in. */
+    public EntryLookup lookup()
     {
-        final byte[] key = hasher.key(identifier, action, kind);
-        operations.enter();
-        try
-        {
-            final Resolved found = finder.find(key, kind, action, version);
-            return found != null ? found : resolver.resolve(key, kind, action, identifier, limit, windowMs, version,
-                initialState, nowNanos, upgrade);
-        }
-        finally
-        {
-            operations.exit();
-        }
+        return lookup;
     }
 
     /** @return one entry's operations under its segment's guard and a Chronicle lock. */

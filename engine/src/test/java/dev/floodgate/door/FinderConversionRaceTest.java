@@ -45,8 +45,8 @@ class FinderConversionRaceTest
     {
         try (QuotaTable table = QuotaTable.open(dir.resolve("race.map"), 1_000, 2, false, NOW))
         {
-            final Entry entry = table.resolve(Entry.KIND_BUCKET, Action.AUTH, "10.0.0.1", limitOf(1), WINDOW_MS, 1,
-                new TokenBucket(limitOf(1), WINDOW_MS).fullWord(NOW), NOW, null).entry();
+            final Entry entry = table.lookup().resolve(Entry.KIND_BUCKET, Action.AUTH, "10.0.0.1", limitOf(1),
+                WINDOW_MS, 1, new TokenBucket(limitOf(1), WINDOW_MS).fullWord(NOW), NOW, null).entry();
             final TokenBucket[] units = {new TokenBucket(10, WINDOW_MS), new TokenBucket(20, WINDOW_MS),
                 new TokenBucket(30, WINDOW_MS)};
             final AtomicBoolean done = new AtomicBoolean();
@@ -70,7 +70,7 @@ class FinderConversionRaceTest
             {
                 while (System.nanoTime() < deadline && torn.get() == null)
                 {
-                    final Resolved r = table.peek(Entry.KIND_BUCKET, Action.AUTH, "10.0.0.1");
+                    final Resolved r = table.lookup().peek(Entry.KIND_BUCKET, Action.AUTH, "10.0.0.1");
                     if (r != null && r.limit() != limitOf(r.version()) && r.limit() != limitOf(r.version() + 1))
                     {
                         torn.set("generation " + r.generation() + " limit " + r.limit() + " version " + r.version());

@@ -33,7 +33,7 @@ public final class KilledConversion
     {
         try (QuotaTable table = QuotaTable.open(file, 1, 1, false, nowNanos))
         {
-            final Resolved found = table.peek(Entry.KIND_BUCKET, action, identifier);
+            final Resolved found = table.lookup().peek(Entry.KIND_BUCKET, action, identifier);
             BucketConversion.run(found.entry(), table.header()::nextGeneration, limit, windowMs,
                 new TokenBucket(limit, windowMs), found.version() + 1, nowNanos, steps);
         }

@@ -81,11 +81,11 @@ class ReapGraceRecheckTest
             for (int i = 0; victim == null; i++)
             {
                 final String v = "victim-" + i;
-                final int vs = table.segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, v);
+                final int vs = table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, v);
                 for (int j = 0; j < 200 && victim == null; j++)
                 {
                     final String h = "holder-" + j;
-                    if (table.segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, h) > vs)
+                    if (table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, h) > vs)
                     {
                         victim = v;
                         holder = h;
@@ -93,9 +93,10 @@ class ReapGraceRecheckTest
                 }
             }
             final String id = victim;
-            table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, id, 1, HOUR_MS, 1, bucket.fullWord(NOW), NOW, null);
-            final Resolved window = table.resolve(Entry.KIND_WINDOW, Action.PUBLISH, holder, 100, HOUR_MS, 1, 0,
-                NOW, null);
+            table.lookup().resolve(Entry.KIND_BUCKET, Action.PUBLISH, id, 1, HOUR_MS, 1, bucket.fullWord(NOW), NOW,
+                null);
+            final Resolved window = table.lookup().resolve(Entry.KIND_WINDOW, Action.PUBLISH, holder, 100, HOUR_MS,
+                1, 0, NOW, null);
             final ActionRule rule = policy.rule(Action.PUBLISH);
             final long number = policy.windowNumber(Action.PUBLISH, NOW / 1_000_000L);
             assertEquals(1, ShardedWindow.used(ShardedWindow.tryClaim(window.entry(), 1, number, rule.previous,
@@ -121,8 +122,8 @@ class ReapGraceRecheckTest
                 {
                     // a check meets the tombstone and revives it (the cold path), then charges it
                     final long now = ticker.nanos();
-                    final Resolved revived = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, id, 1, HOUR_MS, 1,
-                        bucket.fullWord(now), now, null);
+                    final Resolved revived = table.lookup().resolve(Entry.KIND_BUCKET, Action.PUBLISH, id, 1,
+                        HOUR_MS, 1, bucket.fullWord(now), now, null);
                     revivedGeneration.set(revived.generation());
                     firstCheck.set(bucket.tryAcquire(EntryBytes.pausedAfterGenerationTest(revived.entry(), pause),
                         ticker, 1, revived.generation()));
@@ -154,7 +155,7 @@ class ReapGraceRecheckTest
             // the next check within the hour, through the table as any check goes
             final long later = ticker.nanos() + 1_000_000_000L;
             ticker.set(later);
-            final Resolved next = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, id, 1, HOUR_MS, 1,
+            final Resolved next = table.lookup().resolve(Entry.KIND_BUCKET, Action.PUBLISH, id, 1, HOUR_MS, 1,
                 bucket.fullWord(later), later, null);
             final long second = bucket.tryAcquire(next.entry(), ticker, 1, next.generation());
 

@@ -63,7 +63,7 @@ class JanitorIdleRaceTest
         final ManualTicker ticker = new ManualTicker(NOW);
         try (QuotaTable table = QuotaTable.open(file, CAPACITY, SHARDS, false, NOW))
         {
-            final Resolved slot = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
+            final Resolved slot = table.lookup().resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
                 bucket.fullWord(NOW), NOW, null);
             long chargedAtBreakpoint = -99;
             final String log;
@@ -121,7 +121,7 @@ class JanitorIdleRaceTest
             // the next check, 1 s after the janitor's second pass: well within the hour
             final long later = NOW + GRACE + 1_000_000_000L;
             ticker.set(later);
-            final Resolved next = table.resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
+            final Resolved next = table.lookup().resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
                 bucket.fullWord(later), later, null);
             final long second = bucket.tryAcquire(next.entry(), ticker, 1, next.generation());
             assertTrue(second != Floodgate.ADMITTED, "a limit of 1 per hour admitted a second check " +

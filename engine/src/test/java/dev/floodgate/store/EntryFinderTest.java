@@ -41,7 +41,7 @@ class EntryFinderTest
     void open()
     {
         table = QuotaTable.open(dir.resolve("finder.map"), 20_000, SHARDS, false, NOW);
-        finder = table.finder();
+        finder = table.lookup().finder();
         hasher = table.hasher();
     }
 
@@ -53,7 +53,7 @@ class EntryFinderTest
 
     private Resolved resolve(final byte kind, final String id, final long version) throws TableFullException
     {
-        return table.resolve(kind, Action.PUBLISH, id, 10, 60_000, version, 1234, NOW, null);
+        return table.lookup().resolve(kind, Action.PUBLISH, id, 10, 60_000, version, 1234, NOW, null);
     }
 
     private Resolved find(final byte kind, final String id, final long version)
