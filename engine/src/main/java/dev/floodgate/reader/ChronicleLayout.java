@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  *  H        global mutable state, H = the header's end rounded up to 64:
  *             H+0 lock (64) | H+8 extra tier bulks (24) | H+11 first free tier (40) | H+16 extra tiers in
  *             use (40) | H+21 segment headers offset (32) | H+25 data store size (64)
- *  S - 64   the table guard's record (see {@code TableGuard}), S = the segment headers offset (page aligned)
+ *  S - 64   the guard line (see {@code GuardRegion}), S = the segment headers offset (page aligned)
  *  S        segment headers, segmentHeaderSize each: lock (64) | entries (32) | lowest free chunk (32) |
  *             next tier index (64), 1-based, 0 for none
  *  M        main segments area, M = S + segments x segmentHeaderSize: one tier per segment, tierSize each

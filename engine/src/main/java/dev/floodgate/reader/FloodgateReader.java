@@ -8,11 +8,11 @@ import dev.floodgate.door.EntryArithmetic;
 import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.GuardRegion;
 import dev.floodgate.FloodgateFileException;
 import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.SlotLocks;
-import dev.floodgate.store.TableGuard;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.file.Path;
@@ -59,7 +59,7 @@ public final class FloodgateReader implements AutoCloseable
     {
         this.mapping = mapping;
         this.layout = ChronicleLayout.read(mapping);
-        this.guard = mapping.view(layout.segmentHeadersOffset - TableGuard.LENGTH, TableGuard.LENGTH,
+        this.guard = mapping.view(layout.segmentHeadersOffset - GuardRegion.LENGTH, GuardRegion.LENGTH,
             "the table guard");
         this.header = HeaderSearch.find(mapping, layout);
         this.shards = header.shards();
@@ -234,8 +234,8 @@ public final class FloodgateReader implements AutoCloseable
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
             Collections.unmodifiableMap(tableFull), Collections.unmodifiableMap(degraded),
-            heldSegmentGuards(), guard.getLongVolatile(TableGuard.REPAIRS_OFFSET),
-            guard.getLongVolatile(TableGuard.TIMEOUTS_OFFSET), guard.getLongVolatile(TableGuard.LAST_DEAD_OFFSET));
+            heldSegmentGuards(), guard.getLongVolatile(GuardRegion.REPAIRS_OFFSET),
+            guard.getLongVolatile(GuardRegion.TIMEOUTS_OFFSET), guard.getLongVolatile(GuardRegion.LAST_DEAD_OFFSET));
     }
 
     /** @return segment guards held at this moment (by any process): a table operation in progress, or stopped. */
@@ -245,8 +245,8 @@ public final class FloodgateReader implements AutoCloseable
         for (int segment = 0; segment < layout.segments; segment++)
         {
             final UnsafeBuffer header = mapping.view(layout.segmentHeadersOffset +
-                (long)segment * layout.segmentHeaderSize, TableGuard.SEGMENT_GUARD_OFFSET + 8, "a segment header");
-            held += header.getLongVolatile(TableGuard.SEGMENT_GUARD_OFFSET) != 0 ? 1 : 0;
+                (long)segment * layout.segmentHeaderSize, GuardRegion.SEGMENT_GUARD_OFFSET + 8, "a segment header");
+            held += header.getLongVolatile(GuardRegion.SEGMENT_GUARD_OFFSET) != 0 ? 1 : 0;
         }
         return held;
     }

@@ -26,6 +26,7 @@ public final class EntryLocks
     private final Path file;
     private final ChronicleMap<byte[], byte[]> map;
     private final TableGuard guard;
+    private final GuardRegion region;
     private final FileHeader header;
     private final KeyHasher hasher;
     private final Operations operations;
@@ -39,6 +40,7 @@ public final class EntryLocks
         this.file = file;
         this.map = map;
         this.guard = guard;
+        this.region = guard.region();
         this.header = header;
         this.hasher = hasher;
         this.operations = operations;
@@ -146,7 +148,7 @@ public final class EntryLocks
             if (action.apply(scratchEntry.get().wrap(wrap(entry.value(), buffer))))
             {
                 c.remove(entry);
-                guard.addSegmentEntries(segment, -1);
+                region.addSegmentEntries(segment, -1);
                 header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, -1);
                 return 2;
             }

@@ -22,6 +22,7 @@ final class EntryResolver
     private final Path file;
     private final ChronicleMap<byte[], byte[]> map;
     private final TableGuard guard;
+    private final GuardRegion region;
     private final FileHeader header;
     private final long capacity;
     private final int shards;
@@ -34,6 +35,7 @@ final class EntryResolver
         this.file = file;
         this.map = map;
         this.guard = guard;
+        this.region = guard.region();
         this.header = header;
         this.capacity = capacity;
         this.shards = shards;
@@ -143,7 +145,7 @@ final class EntryResolver
                 guard.releaseAllocation();
             }
         }
-        guard.addSegmentEntries(segment, 1);
+        region.addSegmentEntries(segment, 1);
         header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, 1);
         return 0;
     }

@@ -14,17 +14,18 @@ package dev.floodgate.store;
  *  H                   Chronicle's global mutable state (lock, tier bulks, segment  Chronicle
  *                      headers offset S, data store size); H = the text's end
  *                      rounded up to 64
- *  S - GUARD_LINE      Floodgate's guard line [TableGuard.LENGTH = 64]: allocation  TableGuard
- *                      guard | policy guard | repairs | last dead owner | timeouts
- *                      | tier counts repaired | diverged | paired lock file. Space Chronicle
- *                      reserves for its global state and leaves unused
+ *  S - GUARD_LINE      Floodgate's guard line [GuardRegion.LENGTH = 64]:            GuardRegion
+ *                      allocation guard | policy guard | repairs | last dead
+ *                      owner | timeouts | tier counts repaired | diverged |
+ *                      paired lock file. Space Chronicle reserves for its global
+ *                      state and leaves unused
  *  S                   segment headers (page aligned), segmentHeaderSize each:      Chronicle, then
- *                        +0  Chronicle: lock, entries, lowest free chunk, next      TableGuard
+ *                        +0  Chronicle: lock, entries, lowest free chunk, next      GuardRegion
  *                            tier, deleted (its first 32 bytes)
  *                        +SEGMENT_GUARD   Floodgate's segment guard: owner word
- *                                         [TableGuard.SEGMENT_GUARD_OFFSET = 32]
+ *                                         [GuardRegion.SEGMENT_GUARD_OFFSET = 32]
  *                        +SEGMENT_COUNT   Floodgate's entries in the segment
- *                                         [TableGuard.SEGMENT_ENTRIES_OFFSET = 40]
+ *                                         [GuardRegion.SEGMENT_ENTRIES_OFFSET = 40]
  *  M                   one tier per segment, then extra tier bulks; a tier is: hash Chronicle
  *                      lookup | tier counters (64) | free list | entry space of
  *                      64-byte chunks [ChronicleLayout.CHUNK]
@@ -57,11 +58,11 @@ package dev.floodgate.store;
 public final class FileFormat
 {
     /** The guard line sits this many bytes before the segment headers. */
-    public static final int GUARD_LINE = TableGuard.LENGTH;
+    public static final int GUARD_LINE = GuardRegion.LENGTH;
     /** Floodgate's segment guard, within a segment header. */
-    public static final int SEGMENT_GUARD = TableGuard.SEGMENT_GUARD_OFFSET;
+    public static final int SEGMENT_GUARD = GuardRegion.SEGMENT_GUARD_OFFSET;
     /** Floodgate's entry count, within a segment header. */
-    public static final int SEGMENT_COUNT = TableGuard.SEGMENT_ENTRIES_OFFSET;
+    public static final int SEGMENT_COUNT = GuardRegion.SEGMENT_ENTRIES_OFFSET;
     /** The key that holds the file's record: all zero. */
     public static final int RECORD_KEY_LENGTH = KeyHasher.KEY_LENGTH;
     /** The file's record, in bytes. */

@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * a file anything removing files by path can remove while processes hold their slot locks on it: an operator's
  * {@code rm}, a tmp cleaner, systemd's {@code RemoveIPC}. The next process then made a new, empty lock file in
  * which nobody was alive, took over a live (stopped) process's guards, and wrote over its registry slot (found by
- * review). So the table records the inode of the lock file its processes use ({@link TableGuard}'s guard line). A
+ * review). So the table records the inode of the lock file its processes use ({@link GuardRegion}'s guard line). A
  * process whose lock file is another one attaches only when no process the table names as attached may still live:
  * <ul>
  * <li>the kernel lists no lock on the recorded inode held by a process that maps the table ({@link ProcLocks}:
@@ -53,7 +53,7 @@ final class LockFilePairing
         }
         while (true)
         {
-            final long paired = table.guard().pairedLockFileVolatile();
+            final long paired = table.guard().region().pairedLockFileVolatile();
             if (paired == inode)
             {
                 return;
@@ -74,7 +74,7 @@ final class LockFilePairing
                     "was used with (inode {2}, removed and made again); no process that used it lives, so the table " +
                     "now pairs with this one", lockFile, table.file(), paired);
             }
-            if (table.guard().pairLockFile(paired, inode))
+            if (table.guard().region().pairLockFile(paired, inode))
             {
                 return;
             }
@@ -90,7 +90,7 @@ final class LockFilePairing
      */
     static void confirm(final QuotaTable table)
     {
-        final long paired = table.guard().pairedLockFileVolatile();
+        final long paired = table.guard().region().pairedLockFileVolatile();
         if (paired != table.locks().inode())
         {
             throw replaced(table, paired, attached(table.header()), null, false);

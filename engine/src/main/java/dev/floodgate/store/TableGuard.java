@@ -1,5 +1,12 @@
 package dev.floodgate.store;
 
+import static dev.floodgate.store.GuardRegion.ALLOCATION_OFFSET;
+import static dev.floodgate.store.GuardRegion.LAST_DEAD_OFFSET;
+import static dev.floodgate.store.GuardRegion.POLICY_OFFSET;
+import static dev.floodgate.store.GuardRegion.REPAIRS_OFFSET;
+import static dev.floodgate.store.GuardRegion.SEGMENT_GUARD_OFFSET;
+import static dev.floodgate.store.GuardRegion.TIMEOUTS_OFFSET;
+
 import net.openhft.chronicle.algo.bytes.NativeAccess;
 import net.openhft.chronicle.algo.locks.VanillaReadWriteUpdateWithWaitsLockingStrategy;
 import net.openhft.chronicle.hash.impl.BigSegmentHeader;
@@ -25,71 +32,32 @@ import org.agrona.concurrent.UnsafeBuffer;
  * A guard word holds its owner's owner word ({@link SlotLocks}: slot and token), 0 when free. A waiter asks the
  * kernel whether the owner is alive; when it is dead, the waiter takes the guard over by compare-and-set
  * ({@link GuardWait}) and resets the Chronicle lock behind it, which can only hold what the dead owner left: the
- * NGINX model for shared-memory zones. Checks on warm keys take no guard.
+ * NGINX model for shared-memory zones. Checks on warm keys take no guard. The guard words, and this class's
+ * counters of takeovers and timeouts, live in Chronicle's unused space ({@link GuardRegion}).
  *
- * <p>Where the words live: a segment guard and that segment's entry count in the unused tail of Chronicle's
- * segment header (Chronicle 2026.1 uses its first 32 bytes; headers are at least 64 bytes below 16 Ki
- * segments), the rest in the last cache line before the page-aligned segment headers, space Chronicle reserves
- * for its global mutable state but does not use. Every process finds both right after mapping, without a lock;
- * {@link #locate} checks that they are clear of Chronicle's own words.
- *
- * <pre>
- *   Segment header of segment s (Chronicle's, first tier):
- *    0  Chronicle: lock word, entries, lowest free chunk, next tier, deleted
- *   32  Segment guard (64): owner word, 0 when free
- *   40  Floodgate entries in the segment (64), written under the segment guard
- *
- *   Guard line (64 bytes before the segment headers):
- *    0  Allocation guard (64): owner word
- *    8  Policy guard (64): owner word
- *   16  Repairs (64): dead owners taken over
- *   24  Last dead owner word (64)
- *   32  Timeouts (64): acquisitions given up
- *   40  Tier counts repaired (64)
- *   48  Tier counts diverged beyond repair (64)
- *   56  Paired lock file (64): the inode of the lock file the table's processes use, 0 before the first
- *       attach ({@link LockFilePairing})
- * </pre>
- *
- * Guarantees: mutual exclusion per guard among live processes and among the threads of one process; a dead
+ * <p>Guarantees: mutual exclusion per guard among live processes and among the threads of one process; a dead
  * owner is detected within about a millisecond of the first wait. Not guaranteed: progress on a guard whose
  * live owner is stopped (SIGSTOP, a debugger); its waiters give up after their timeout, and everything the
  * stopped owner does not hold stays available.
  */
 public final class TableGuard
 {
-    public static final int SEGMENT_GUARD_OFFSET = 32;
-    public static final int SEGMENT_ENTRIES_OFFSET = 40;
-    private static final int SEGMENT_HEADER_USED = 48;
-
-    public static final int ALLOCATION_OFFSET = 0;
-    public static final int POLICY_OFFSET = 8;
-    public static final int REPAIRS_OFFSET = 16;
-    public static final int LAST_DEAD_OFFSET = 24;
-    public static final int TIMEOUTS_OFFSET = 32;
-    public static final int TIER_REPAIRS_OFFSET = 40;
-    public static final int TIER_DIVERGENCES_OFFSET = 48;
-    public static final int PAIRED_LOCK_FILE_OFFSET = 56;
-    public static final int LENGTH = 64;
-
+    private final GuardRegion region;
     private final UnsafeBuffer line;
     private final VanillaChronicleHash<?, ?, ?, ?> map;
     private final UnsafeBuffer[] segments;
     private final SlotLocks locks;
     private final long owner;
 
-    private TableGuard(final UnsafeBuffer line, final VanillaChronicleHash<?, ?, ?, ?> map, final SlotLocks locks,
+    private TableGuard(final GuardRegion region, final VanillaChronicleHash<?, ?, ?, ?> map, final SlotLocks locks,
         final long owner)
     {
-        this.line = line;
+        this.region = region;
+        this.line = region.line();
         this.map = map;
         this.locks = locks;
         this.owner = owner;
-        this.segments = new UnsafeBuffer[map.segments()];
-        for (int s = 0; s < segments.length; s++)
-        {
-            segments[s] = new UnsafeBuffer(map.segmentHeaderAddress(s), SEGMENT_HEADER_USED);
-        }
+        this.segments = region.segmentHeaders();
     }
 
     /**
@@ -101,19 +69,13 @@ public final class TableGuard
      */
     static TableGuard locate(final VanillaChronicleHash<?, ?, ?, ?> map, final SlotLocks locks, final long owner)
     {
-        final long segmentHeaders = map.globalMutableState().getSegmentHeadersOffset();
-        final long offset = segmentHeaders - LENGTH;
-        if (offset < map.mapHeaderInnerSize() || offset % LENGTH != 0)
-        {
-            throw new IllegalStateException("no free line before the segment headers (header ends at " +
-                map.mapHeaderInnerSize() + ", segment headers at " + segmentHeaders + ")");
-        }
-        if (map.segments() > 1 && map.segmentHeaderAddress(1) - map.segmentHeaderAddress(0) < SEGMENT_HEADER_USED)
-        {
-            throw new IllegalStateException("segment headers of " + (map.segmentHeaderAddress(1) -
-                map.segmentHeaderAddress(0)) + " bytes leave no room for the segment guards");
-        }
-        return new TableGuard(new UnsafeBuffer(map.bsAddress() + offset, LENGTH), map, locks, owner);
+        return new TableGuard(GuardRegion.locate(map), map, locks, owner);
+    }
+
+    /** @return the words the guards live among, with the records others keep beside them. */
+    GuardRegion region()
+    {
+        return region;
     }
 
     /** @return the number of segments, each with its guard. */
@@ -170,18 +132,6 @@ public final class TableGuard
     public boolean acquirePolicy(final long timeoutNanos)
     {
         return acquire(line, POLICY_OFFSET, timeoutNanos) || acquireSlow(line, POLICY_OFFSET, timeoutNanos, -2);
-    }
-
-    /** @return the inode of the lock file the table is paired with, 0 when none (volatile). */
-    long pairedLockFileVolatile()
-    {
-        return line.getLongVolatile(PAIRED_LOCK_FILE_OFFSET);
-    }
-
-    /** Pairs the table with a lock file's inode, by compare-and-set. @return whether it moved. */
-    boolean pairLockFile(final long expected, final long nonce)
-    {
-        return line.compareAndSetLong(PAIRED_LOCK_FILE_OFFSET, expected, nonce);
     }
 
     /** Counts a wait given up on a word this guard line does not hold (a check waiting for a publish). */
@@ -249,18 +199,6 @@ public final class TableGuard
         }
     }
 
-    /** @param segment a segment whose guard this thread holds. @return the Floodgate entries it records. */
-    long segmentEntries(final int segment)
-    {
-        return segments[segment].getLong(SEGMENT_ENTRIES_OFFSET);
-    }
-
-    /** @param segment a segment whose guard this thread holds. @param delta entries added (or removed). */
-    void addSegmentEntries(final int segment, final long delta)
-    {
-        segments[segment].putLong(SEGMENT_ENTRIES_OFFSET, segments[segment].getLong(SEGMENT_ENTRIES_OFFSET) + delta);
-    }
-
     /** @param segment a segment. @return its guard's owner word, 0 when free. */
     public long segmentOwnerVolatile(final int segment)
     {
@@ -288,30 +226,6 @@ public final class TableGuard
     public long timeouts()
     {
         return line.getLongVolatile(TIMEOUTS_OFFSET);
-    }
-
-    /** Counts a segment entry counter repaired after a process died inside an insert. */
-    void countTierRepair()
-    {
-        line.getAndAddLong(TIER_REPAIRS_OFFSET, 1);
-    }
-
-    /** Counts a chained tier whose entry counter diverged and could not be repaired online. */
-    void countTierDivergence()
-    {
-        line.getAndAddLong(TIER_DIVERGENCES_OFFSET, 1);
-    }
-
-    /** @return chained-tier counters found diverged and left for offline recovery. */
-    public long tierDivergences()
-    {
-        return line.getLongVolatile(TIER_DIVERGENCES_OFFSET);
-    }
-
-    /** @return segment entry counters repaired since the file was created. */
-    public long tierRepairs()
-    {
-        return line.getLongVolatile(TIER_REPAIRS_OFFSET);
     }
 
     /** @return the owner word of the last dead owner taken over, 0 if none. */

@@ -30,6 +30,7 @@ public final class TableScans
     private final Path file;
     private final ChronicleMap<byte[], byte[]> map;
     private final TableGuard guard;
+    private final GuardRegion region;
     private final FileHeader header;
     private final Operations operations;
 
@@ -39,6 +40,7 @@ public final class TableScans
         this.file = file;
         this.map = map;
         this.guard = guard;
+        this.region = guard.region();
         this.header = header;
         this.operations = operations;
     }
@@ -198,10 +200,10 @@ public final class TableScans
 
     private void recount(final int segment, final long found)
     {
-        final long recorded = guard.segmentEntries(segment);
+        final long recorded = region.segmentEntries(segment);
         if (recorded != found)
         {
-            guard.addSegmentEntries(segment, found - recorded);
+            region.addSegmentEntries(segment, found - recorded);
             header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, found - recorded);
         }
     }
@@ -245,7 +247,7 @@ public final class TableScans
         final Matcher extra = MORE.matcher(ex.getMessage());
         if (BigSegmentHeader.INSTANCE.nextTierIndex(address) != 0 || !extra.find())
         {
-            guard.countTierDivergence();
+            region.countTierDivergence();
             LOG.log(System.Logger.Level.WARNING, "{0}: segment {1}''s entry count diverged in a chained tier (a " +
                 "process died inside an insert); scans skip the rest of that segment until the file is recovered " +
                 "offline", file, segment);
@@ -253,7 +255,7 @@ public final class TableScans
         }
         final long entries = BigSegmentHeader.INSTANCE.entries(address);
         BigSegmentHeader.INSTANCE.entries(address, entries - Long.parseLong(extra.group(1)));
-        guard.countTierRepair();
+        region.countTierRepair();
         LOG.log(System.Logger.Level.WARNING, "{0}: segment {1}''s entry count was {2}, {3} more than its entries " +
             "(a process died inside an insert); repaired", file, segment, entries, extra.group(1));
         return true;
