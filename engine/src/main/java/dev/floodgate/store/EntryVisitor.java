@@ -2,7 +2,7 @@ package dev.floodgate.store;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
-/** Called with a copy of each quota entry ({@link QuotaTable#forEachEntry}). */
+/** Called with a copy of each quota entry ({@link TableScans#forEachEntry}). */
 @FunctionalInterface
 public interface EntryVisitor
 {

@@ -4,7 +4,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Called with each quota entry in place, under its segment's guard and update lock
- * ({@link QuotaTable#forEachEntryInPlace}).
+ * ({@link TableScans#forEachEntryInPlace}).
  */
 @FunctionalInterface
 public interface InPlaceVisitor

@@ -1,6 +1,6 @@
 package dev.floodgate.store;
 
-/** Called with an entry's value under its segment's guard and write lock ({@link QuotaTable#withWriteLock}). */
+/** Called with an entry's value under its segment's guard and write lock ({@link EntryLocks#withWriteLock}). */
 @FunctionalInterface
 public interface WriteLockedAction
 {
