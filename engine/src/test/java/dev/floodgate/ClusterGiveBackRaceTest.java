@@ -45,7 +45,7 @@ class ClusterGiveBackRaceTest
 
     /**
      * A check whose balance is short while the idle give-back of the same lease is on the wire (the give-back holds
-     * the refill word and has taken the balance): {@code ClusterGate.whenShort} cannot claim the word, waits for it
+     * the refill word and has taken the balance): {@code LeaseWait.whenShort} cannot claim the word, waits for it
      * as if it were a fetch, and once the give-back releases it spends from the empty balance and is refused with
      * the cluster's retry-after, although Redis is up and the bucket holds 9 of 10 tokens (1 spent). A give-back is
      * not a lease: nothing it does can land tokens in the balance, yet the check waits on it and is refused. A
@@ -140,7 +140,7 @@ class ClusterGiveBackRaceTest
 
     // ---- helpers ----
 
-    /** Until the check parks in ClusterGate's wait for a refill word another thread holds (bounded). */
+    /** Until the check parks in LeaseWait's wait for a refill word another thread holds (bounded). */
     private static void awaitWaitingForTheWord(final Thread checker)
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

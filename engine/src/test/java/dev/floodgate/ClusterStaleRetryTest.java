@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A refill that outlasted the lease's 1 s bound (Redis stalled) but that Redis applied afterwards leaves the entry's
  * sequence where it was ({@code LeaseFetcher.commit}, UNAVAILABLE), so the node's next request reuses it. The refill
  * asked for a lease ({@code leaseSize}); a check whose weighted cost is above the lease asks for
- * {@code max(cost, lease)} with that same sequence ({@code ClusterGate.whenShort}). The script answered that STALE
+ * {@code max(cost, lease)} with that same sequence ({@code LeaseWait.whenShort}). The script answered that STALE
  * ("the same seq with another request"), the fetcher skipped the sequence, and the check was refused with the
  * retry-after and counted as refused by the cluster although Redis was up and its bucket held 980 of 1,000 tokens;
  * the 10 tokens the first attempt took were lost to the node. Now the script replays the sequence's one grant, the

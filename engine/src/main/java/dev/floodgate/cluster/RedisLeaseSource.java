@@ -20,7 +20,7 @@ public final class RedisLeaseSource implements LeaseSource
      */
     static final Duration CONNECT_WAIT = Duration.ofSeconds(5);
     /**
-     * The bound of a lease: a check waits for one at most 50 ms ({@code ClusterGate}), but the lease itself may
+     * The bound of a lease: a check waits for one at most 50 ms ({@code LeaseWait}), but the lease itself may
      * take longer and its grant is still committed. At 50 ms for both, a loaded host (load 14 on two cores) timed
      * out most leases and refused nearly every clustered check although Redis had granted the tokens.
      */

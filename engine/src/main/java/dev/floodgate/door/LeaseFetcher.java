@@ -159,7 +159,7 @@ final class LeaseFetcher
      * grant the server replayed to a retry that asked another amount (the sequence's first request timed out after
      * Redis applied it, and a check's cost above the lease size asked more with the same sequence) is committed as
      * any grant and measured against what its own request asked: it says nothing of the bucket beyond that, and a
-     * check still short asks again under the next sequence ({@link ClusterGate}). Until a review found it, the
+     * check still short asks again under the next sequence ({@link LeaseWait}). Until a review found it, the
      * server answered such a retry STALE: the sequence was skipped, the grant lost to the node, and the check refused
      * as if by the cluster while its bucket held tokens.
      */
@@ -190,7 +190,7 @@ final class LeaseFetcher
             }
             case LeaseSource.STALE -> LeaseRefill.skipStale(slot.entry, slot.generation, sequence,
                 System.currentTimeMillis());
-            default -> downUntil.set(a, now + 2 * ClusterGate.CHECK_WAIT_NANOS);
+            default -> downUntil.set(a, now + 2 * LeaseWait.CHECK_WAIT_NANOS);
         }
     }
 

@@ -44,7 +44,7 @@ public final class LeaseGiveBack
     /** A pass (and so a close) starts no give-back after this long: 1 s, hundreds of refunds on a LAN. */
     static final long PASS_BUDGET_NANOS = 1_000_000_000L;
     /** A close waits this long for each refund: a close must not take a stalled Redis's bound per lease. */
-    static final long CLOSE_REFUND_WAIT_NANOS = 2 * ClusterGate.CHECK_WAIT_NANOS;
+    static final long CLOSE_REFUND_WAIT_NANOS = 2 * LeaseWait.CHECK_WAIT_NANOS;
     /** Idle passes run at least this often... */
     static final long MIN_PERIOD_MS = 100;
     /** ...and at most this rarely. */
@@ -249,7 +249,7 @@ public final class LeaseGiveBack
      */
     private long idleRefundWaitNanos()
     {
-        return TimeUnit.MILLISECONDS.toNanos(source.timeoutMs()) + ClusterGate.CHECK_WAIT_NANOS;
+        return TimeUnit.MILLISECONDS.toNanos(source.timeoutMs()) + LeaseWait.CHECK_WAIT_NANOS;
     }
 
     /**

@@ -34,7 +34,7 @@ final class LeaseRefill
      * A refill word younger than this is not asked about (a live fetch ends in well under it, and the question is a
      * system call): a check's own wait.
      */
-    private static final long PROBE_AFTER_MS = ClusterGate.CHECK_WAIT_NANOS / 1_000_000L;
+    private static final long PROBE_AFTER_MS = LeaseWait.CHECK_WAIT_NANOS / 1_000_000L;
     private static final long MS_MASK = (1L << 40) - 1;
     /** Sequence numbers a millisecond of wall clock is worth: a lease entry made again starts past its old ones. */
     private static final long SEQUENCES_PER_MS = 1_000L;

@@ -81,7 +81,7 @@ class LeaseBalanceTest
             asked.add(holder);
             return false; // 4242 was killed
         });
-        final long probeAfter = ClusterGate.CHECK_WAIT_NANOS;
+        final long probeAfter = LeaseWait.CHECK_WAIT_NANOS;
         assertEquals(0, LeaseRefill.claimRefill(entry, GENERATION, NOW + probeAfter - 1_000_000, TAKEOVER_NANOS,
             sibling), "a word younger than a check's wait is not asked about");
         assertEquals(List.of(), asked);

@@ -68,7 +68,7 @@ class LeaseFetcherTest
             assertTrue(first.isDone(), "a broken source ends the fetch at once, not at its bound");
             assertEquals(0, LeaseWords.refillVolatile(entry), "the refill word is free again (answer " + broken + ")");
             assertTrue(fetcher.isDown(ACTION.ordinal(), now.get()), "the check answers the action's fallback");
-            now.addAndGet(2 * ClusterGate.CHECK_WAIT_NANOS); // the fallback's memory of the failure ends
+            now.addAndGet(2 * LeaseWait.CHECK_WAIT_NANOS); // the fallback's memory of the failure ends
             assertFalse(fetcher.isDown(ACTION.ordinal(), now.get()));
         }
 

@@ -1,0 +1,210 @@
+package dev.floodgate.door;
+
+import dev.floodgate.Action;
+import dev.floodgate.Ticker;
+import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseWords;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The cold half of a cluster check ({@link ClusterGate#admit}): a check whose node slot links no lease, or whose
+ * lease cannot cover its cost, finds the lease entry and spends; when the balance is <b>short</b> (a cold key, or
+ * spent faster than refilled) it makes sure one lease is in flight (its own, or the node's fetch already under way)
+ * and waits for it at most {@link #CHECK_WAIT_NANOS} (50 ms, the bound a check already has for a held segment),
+ * then spends once more; a lease that left it short without saying the bucket is drained (a give-back's word, a
+ * grant replayed to a retry of its sequence that asked less, a stale answer) makes it ask again within the same
+ * wait. Waiting rather than refusing at once, because a cold key would otherwise be refused on its first check on
+ * every node.
+ *
+ * <p><b>Two bounds</b>: a check waits at most 50 ms; a lease may take up to the source's bound (1 s for Redis)
+ * and its grant is committed whenever it arrives. They were one 50 ms bound at first: on a loaded host (load 14
+ * on two cores) most round trips took longer, every lease timed out, and the nodes refused nearly every check
+ * although Redis had granted the tokens. A check that waited its 50 ms without a lease answers the action's
+ * fallback; its lease still lands in the balance for the next check.
+ *
+ * <p>A lease granted short of what it asked means the cluster's bucket is drained: the lease entry then says
+ * when it will hold half a lease again, and until then every JVM of the node refuses a check its balance cannot
+ * cover at once, with that time as the retry-after, and asks Redis nothing. <b>Redis unavailable</b> (the lease
+ * ended without an answer): the action's fallback answers, local (admit on the node's quota alone) or a refusal
+ * with the short retry-after; for the next {@code 2 x 50 ms} this JVM answers so at once, without asking again.
+ * Thread-safe.
+ */
+final class LeaseWait
+{
+    /** The longest a check waits for a lease: the bound a check already has for a held segment. */
+    static final long CHECK_WAIT_NANOS = 50_000_000L;
+    private static final long RESOLVE = Long.MIN_VALUE;
+    /**
+     * Leases a short check asks for or waits on at most: a give-back's word (no tokens), a grant replayed to a retry
+     * that asked less, then the check's own ask.
+     */
+    private static final int ASK_ROUNDS = 3;
+
+    private final LeaseSource source;
+    private final Ticker ticker;
+    private final long[] limits;
+    private final long[] leaseSize;
+    private final boolean[] local;
+    private final long retryAfterMs;
+    private final ClusterCounters counters;
+    private final LeaseFetcher fetcher;
+
+    /** The arrays are the gate's own (per action ordinal), shared, never written. See {@link ClusterGate}. */
+    LeaseWait(final LeaseSource source, final Ticker ticker, final long[] limits, final long[] leaseSize,
+        final boolean[] local, final long retryAfterMs, final ClusterCounters counters, final LeaseFetcher fetcher)
+    {
+        this.source = source;
+        this.ticker = ticker;
+        this.limits = limits;
+        this.leaseSize = leaseSize;
+        this.local = local;
+        this.retryAfterMs = retryAfterMs;
+        this.counters = counters;
+        this.fetcher = fetcher;
+    }
+
+    /**
+     * A probe's view, without I/O, of what a check of {@code action} answers when its balance is short: the
+     * fallback's retry-after while this JVM met the source unavailable a moment ago or its connection is down and
+     * the fallback refuses; else 0 (a lease may come, or the fallback admits on the node's quota).
+     */
+    long refusalWithoutLeaseMs(final Action action)
+    {
+        final int a = action.ordinal();
+        return !local[a] && (fetcher.isDown(a, ticker.nanos()) || !source.connected()) ? retryAfterMs : 0;
+    }
+
+    /**
+     * {@link ClusterGate#admit} without a linked lease, or one that cannot cover the cost (or was reclaimed).
+     * Parameters and result as {@code admit}'s.
+     */
+    long admitCold(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final long cost, final QuotaSlot node)
+    {
+        if (cost > limits[action.ordinal()])
+        {
+            return CheckResult.NEVER; // the doors answer this before claiming; a guard for any other caller
+        }
+        final int kindAction = ClusterGate.KIND | action.ordinal();
+        QuotaSlot slot = node != null ? node.lease : null;
+        if (slot == null)
+        {
+            slot = link(node, doors.slot(identifier, hash, kindAction, action, null, Doors.ANY_VERSION));
+        }
+        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
+        {
+            if (slot == null)
+            {
+                return doors.unavailableResult(action); // the table could not give the lease entry in time
+            }
+            final long left = LeaseBalance.spend(slot.entry, slot.generation, cost, leaseSize[action.ordinal()]);
+            if (left >= 0)
+            {
+                fetcher.refillIfLow(slot, left, identifier, action);
+                return CheckResult.ADMITTED;
+            }
+            if (left == LeaseBalance.SHORT)
+            {
+                final long answer = whenShort(slot, identifier, action, cost);
+                if (answer != RESOLVE)
+                {
+                    return answer;
+                }
+            }
+            slot = link(node, doors.resolve(identifier, hash, kindAction, action, null, Doors.ANY_VERSION));
+        }
+        return doors.unavailableResult(action);
+    }
+
+    private static QuotaSlot link(final QuotaSlot node, final QuotaSlot lease)
+    {
+        if (node != null)
+        {
+            node.lease = lease;
+        }
+        return lease;
+    }
+
+    /**
+     * The balance cannot cover the cost: wait for a lease ({@link #ASK_ROUNDS} at most), at most
+     * {@link #CHECK_WAIT_NANOS} in all; spend once more.
+     */
+    private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost)
+    {
+        final int a = action.ordinal();
+        final long now = ticker.nanos();
+        if (fetcher.isDown(a, now))
+        {
+            return fallback(action);
+        }
+        final Entry entry = slot.entry;
+        final long emptyMs = LeaseRefill.emptyForMs(entry, now / 1_000_000L);
+        if (emptyMs > 0)
+        {
+            return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
+        }
+        final long deadline = now + CHECK_WAIT_NANOS;
+        for (int round = 0; round < ASK_ROUNDS; round++)
+        {
+            final CompletableFuture<Void> own =
+                fetcher.fetch(slot, identifier, action, Math.max(cost, leaseSize[a]), ticker.nanos());
+            if (own != null)
+            {
+                fetcher.awaitUntil(own, deadline);
+            }
+            else
+            {
+                fetcher.awaitOthersFetch(entry, cost, deadline); // another thread of the node holds the refill word
+            }
+            // The word came free and the balance is still short. It was held by a give-back, which never brings
+            // tokens (found by review: such a check was refused while the bucket held 9 of 10); or the answer was the
+            // grant of an earlier request with this sequence that asked less (a refill that timed out after Redis
+            // applied it, replayed to this cost's larger ask: committed, the sequence moved on; found by review:
+            // such a check was answered STALE and refused "by the cluster" while its bucket held 980 of 1,000); or
+            // the answer was stale (the sequence skipped) or other checks spent the grant first. Ask again, within
+            // the same wait. A short grant (the drained mark) or none (unavailable, or slower than the wait) ends it.
+            if (LeaseWords.balanceVolatile(entry) >= cost || LeaseWords.refillVolatile(entry) != 0 ||
+                ticker.nanos() - deadline >= 0 || fetcher.isDown(a, ticker.nanos()) ||
+                LeaseRefill.emptyForMs(entry, ticker.nanos() / 1_000_000L) > 0)
+            {
+                break;
+            }
+        }
+        final long left = LeaseBalance.spend(entry, slot.generation, cost, leaseSize[a]);
+        if (left >= 0)
+        {
+            fetcher.refillIfLow(slot, left, identifier, action);
+            return CheckResult.ADMITTED;
+        }
+        if (left == LeaseBalance.GONE)
+        {
+            return RESOLVE;
+        }
+        final long later = ticker.nanos();
+        final long waitMs = LeaseRefill.emptyForMs(entry, later / 1_000_000L);
+        if (waitMs > 0)
+        {
+            return refused(a, waitMs);
+        }
+        // Redis said nothing within the check's bound (unavailable, or slower than 50 ms): no lease to spend
+        if (fetcher.isDown(a, later) || LeaseWords.refillVolatile(entry) != 0)
+        {
+            return fallback(action);
+        }
+        return refused(a, retryAfterMs); // the lease came and other checks spent it first
+    }
+
+    private long refused(final int action, final long retryAfter)
+    {
+        counters.increment(action, ClusterCounters.REFUSED);
+        return retryAfter;
+    }
+
+    private long fallback(final Action action)
+    {
+        final int a = action.ordinal();
+        counters.increment(a, local[a] ? ClusterCounters.FALLBACK_LOCAL : ClusterCounters.FALLBACK_REFUSED);
+        return local[a] ? CheckResult.ADMITTED : retryAfterMs;
+    }
+}
