@@ -165,16 +165,26 @@ class ClusterGiveBackRaceTest
 
     private static LeaseSource sourceOf(final LeaseGiveBack giveBacks) throws Exception
     {
-        final Field source = LeaseGiveBack.class.getDeclaredField("source");
+        final Object refunds = refundsOf(giveBacks);
+        final Field source = refunds.getClass().getDeclaredField("source");
         source.setAccessible(true);
-        return (LeaseSource)source.get(giveBacks);
+        return (LeaseSource)source.get(refunds);
     }
 
     private static void setSource(final LeaseGiveBack giveBacks, final LeaseSource source) throws Exception
     {
-        final Field field = LeaseGiveBack.class.getDeclaredField("source");
+        final Object refunds = refundsOf(giveBacks);
+        final Field field = refunds.getClass().getDeclaredField("source");
         field.setAccessible(true);
-        field.set(giveBacks, source);
+        field.set(refunds, source);
+    }
+
+    /** The give-backs' {@code door.LeaseRefund}, which sends each refund through its source. */
+    private static Object refundsOf(final LeaseGiveBack giveBacks) throws Exception
+    {
+        final Field refunds = LeaseGiveBack.class.getDeclaredField("refunds");
+        refunds.setAccessible(true);
+        return refunds.get(giveBacks);
     }
 
     /** Forwards every call to the real source; a refund reaches it only once the test releases it. */

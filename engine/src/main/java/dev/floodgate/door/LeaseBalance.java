@@ -13,7 +13,7 @@ import dev.floodgate.store.LeaseWords;
  * line when the lease is large enough, so CPUs spending one key do not share a cache line. A spend given back
  * ({@link #giveBack}) returns its tokens, so a check whose other quota refused leaves the balance as it found it.
  *
- * <p>Giving back ({@link LeaseGiveBack}) takes the whole balance, {@link #takeAll}; the refill word, the sequence
+ * <p>Giving back ({@link LeaseRefund}) takes the whole balance, {@link #takeAll}; the refill word, the sequence
  * and the cluster's empty mark are {@link LeaseRefill}'s.
  *
  * <p>Stateless; thread-safe across the node's threads and processes.

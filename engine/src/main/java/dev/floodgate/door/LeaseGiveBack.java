@@ -7,8 +7,6 @@ import dev.floodgate.store.LeaseWords;
 
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -17,16 +15,8 @@ import java.util.concurrent.TimeUnit;
  * spent from or refilled for one cluster window ({@link #giveBackIdle}, run on the janitor thread), and every
  * lease this JVM knows when it is the node's last to close ({@link #giveBackAll}).
  *
- * <p><b>One give-back</b>, under the entry's protocol (load, generation test, compare-and-set) at every step:
- * take the lease's refill word (a lease whose refill is in flight is in use: skipped), take the whole balance,
- * each of its words by one compare-and-set to 0 ({@link LeaseBalance#takeAll}), move the sequence on first
- * ({@link LeaseRefill#reserveSequence}), send the refund with the old number and wait for it, then release the
- * word. <b>Guaranteed under concurrency</b>, across every JVM of the node: a token is spent by a check or given
- * back, never both (a word's compare-and-set decides); the server applies a refund at most once (its sequence is
- * the node's, used once); holding the refill word keeps the node's requests for the bucket one at a time. A JVM
- * killed after the compare-and-set loses those tokens, and a refund answered unavailable may or may not have been
- * applied, so its tokens are not put back: both under-admit, never over. A stale answer changed nothing on the
- * server: the tokens go back into the balance.
+ * <p><b>One give-back</b> is {@link LeaseRefund}'s: the entry's protocol around one refund, and what it guarantees
+ * under concurrency.
  *
  * <p><b>Which leases</b>: those this JVM refilled, remembered at each refill (off the warm path, which allocates
  * nothing) until the janitor reclaims their entry. The table's keys are hashes, so only a JVM that saw a lease's identifier can name its bucket to Redis;
@@ -34,8 +24,9 @@ import java.util.concurrent.TimeUnit;
  * so leases only a closed sibling knew are given back too when their identifiers fit the label; a longer one's
  * balance stays in the file for the node's next JVM (under-admission until then, bounded by the balance).
  *
- * <p><b>Bounded</b>: each refund of an idle pass waits at most the source's bound and 50 ms, of a close 100 ms (a
- * refund slower than that at close counts as unavailable: its tokens are lost to the bound); a pass stops starting
+ * <p><b>Bounded</b>: each refund of an idle pass waits at most the source's bound and 50 ms
+ * ({@link LeaseRefund#idleRefundWaitNanos}), of a close 100 ms ({@link LeaseRefund#CLOSE_REFUND_WAIT_NANOS}: a
+ * refund slower than that at close counts as unavailable, its tokens are lost to the bound); a pass stops starting
  * give-backs after {@link #PASS_BUDGET_NANOS} and at the first refund that finds Redis unavailable, so a down Redis
  * costs a pass at most one bound. Passes are serialised on this object. Thread-safe.
  */
@@ -43,22 +34,14 @@ public final class LeaseGiveBack
 {
     /** A pass (and so a close) starts no give-back after this long: 1 s, hundreds of refunds on a LAN. */
     static final long PASS_BUDGET_NANOS = 1_000_000_000L;
-    /** A close waits this long for each refund: a close must not take a stalled Redis's bound per lease. */
-    static final long CLOSE_REFUND_WAIT_NANOS = 2 * LeaseWait.CHECK_WAIT_NANOS;
     /** Idle passes run at least this often... */
     static final long MIN_PERIOD_MS = 100;
     /** ...and at most this rarely. */
     static final long MAX_PERIOD_MS = 60_000;
 
-    private static final int SKIPPED = 0;
-    private static final int GIVEN = 1;
-    private static final int DOWN = 2;
-
-    private final LeaseSource source;
     private final Ticker ticker;
     private final long[] windowsNanos;
-    private final long takeoverNanos;
-    private final RefillHolders holders;
+    private final LeaseRefund refunds;
     private final ConcurrentHashMap<Ref, Watch> known = new ConcurrentHashMap<>();
 
     /** A lease this JVM refilled. */
@@ -86,15 +69,13 @@ public final class LeaseGiveBack
     LeaseGiveBack(final LeaseSource source, final Ticker ticker, final long[] windowsMs, final long takeoverNanos,
         final RefillHolders holders)
     {
-        this.source = source;
         this.ticker = ticker;
         this.windowsNanos = new long[windowsMs.length];
         for (int a = 0; a < windowsMs.length; a++)
         {
             windowsNanos[a] = TimeUnit.MILLISECONDS.toNanos(windowsMs[a]);
         }
-        this.takeoverNanos = takeoverNanos;
-        this.holders = holders;
+        this.refunds = new LeaseRefund(source, ticker, takeoverNanos, holders);
     }
 
     /**
@@ -168,12 +149,12 @@ public final class LeaseGiveBack
             {
                 break;
             }
-            final int outcome = giveBack(watch, idleRefundWaitNanos());
-            if (outcome == DOWN)
+            final int outcome = refunds.giveBack(watch.slot, watch.action, refunds.idleRefundWaitNanos());
+            if (outcome == LeaseRefund.DOWN)
             {
                 break;
             }
-            if (outcome == GIVEN)
+            if (outcome == LeaseRefund.GIVEN)
             {
                 given++;
             }
@@ -215,12 +196,12 @@ public final class LeaseGiveBack
             {
                 continue;
             }
-            final int outcome = giveBack(watch, CLOSE_REFUND_WAIT_NANOS);
-            if (outcome == DOWN)
+            final int outcome = refunds.giveBack(watch.slot, watch.action, LeaseRefund.CLOSE_REFUND_WAIT_NANOS);
+            if (outcome == LeaseRefund.DOWN)
             {
                 return false;
             }
-            given[0] += outcome == GIVEN ? 1 : 0;
+            given[0] += outcome == LeaseRefund.GIVEN ? 1 : 0;
         }
         return ticker.nanos() - start < PASS_BUDGET_NANOS;
     }
@@ -240,85 +221,5 @@ public final class LeaseGiveBack
             }
         }
         return any;
-    }
-
-    /**
-     * An idle pass, on the janitor thread, waits for a refund as long as the source may take (1 s for Redis, for
-     * loaded hosts) and 50 ms for a broken one: at 100 ms, as it once did, a refund answered in 150 ms was taken for
-     * Redis unavailable and ended the pass (found by review).
-     */
-    private long idleRefundWaitNanos()
-    {
-        return TimeUnit.MILLISECONDS.toNanos(source.timeoutMs()) + LeaseWait.CHECK_WAIT_NANOS;
-    }
-
-    /**
-     * One give-back, as the class says.
-     *
-     * @param waitNanos how long to wait for the refund's answer; none by then counts as unavailable.
-     * @return {@link #GIVEN}, {@link #SKIPPED} or {@link #DOWN}.
-     */
-    private int giveBack(final Watch watch, final long waitNanos)
-    {
-        final Entry entry = watch.slot.entry;
-        final long generation = watch.slot.generation;
-        final long claim = LeaseRefill.claimRefill(entry, generation, ticker.nanos(), takeoverNanos, holders);
-        if (claim == 0)
-        {
-            return SKIPPED; // a refill in flight: the lease is in use
-        }
-        try
-        {
-            final long tokens = LeaseBalance.takeAll(entry, generation);
-            if (tokens == 0)
-            {
-                return SKIPPED;
-            }
-            final long sequence = LeaseRefill.sequence(entry);
-            if (!LeaseRefill.reserveSequence(entry, generation, sequence))
-            {
-                LeaseBalance.giveBack(entry, generation, tokens); // nothing sent: the tokens are still the node's
-                return SKIPPED;
-            }
-            final LeaseSource.Grant answer = await(source.refund(watch.action, watch.slot.identifier, sequence,
-                tokens), waitNanos);
-            switch (answer.status())
-            {
-                case LeaseSource.GRANTED:
-                    return GIVEN;
-                case LeaseSource.STALE:
-                    // the server changed nothing: the tokens are still the node's, and its sequence is behind
-                    LeaseBalance.giveBack(entry, generation, tokens);
-                    LeaseRefill.skipStale(entry, generation, sequence + 1, System.currentTimeMillis());
-                    return SKIPPED;
-                default:
-                    return DOWN; // maybe applied: the tokens are not put back, which can only under-admit
-            }
-        }
-        finally
-        {
-            LeaseRefill.releaseRefill(entry, generation, claim);
-        }
-    }
-
-    /**
-     * @return the stage's answer, or {@link LeaseSource#UNAVAILABLE} after {@code maxNanos} (the source completes
-     * within its bound; the margin only guards against a broken one).
-     */
-    static LeaseSource.Grant await(final CompletionStage<LeaseSource.Grant> stage, final long maxNanos)
-    {
-        try
-        {
-            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
-            return future.get(maxNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (final Exception ex)
-        {
-            if (ex instanceof InterruptedException)
-            {
-                Thread.currentThread().interrupt();
-            }
-            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
-        }
     }
 }

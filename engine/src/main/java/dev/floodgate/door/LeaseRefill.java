@@ -19,7 +19,7 @@ import dev.floodgate.store.LeaseWords;
  * is dead is taken over once it is older than a check's wait; one older than the takeover timeout belongs to a
  * fetcher presumed dead (or frozen) in any case.
  *
- * <p><b>Giving back</b> ({@link LeaseGiveBack}) holds the refill word too: {@link LeaseBalance#takeAll} empties
+ * <p><b>Giving back</b> ({@link LeaseRefund}) holds the refill word too: {@link LeaseBalance#takeAll} empties
  * the balance, and {@link #reserveSequence} moves the sequence on before the refund is sent with the old number,
  * so no later lease reuses it.
  *

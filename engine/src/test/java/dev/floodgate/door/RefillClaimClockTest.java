@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * into about 2^40 ms, past the takeover bound: the live fetch was taken over at once, two requests for the node's
  * bucket were in flight with one sequence, and a STALE answer to the second lost the first's grant. Every caller
  * reads its clock before it claims ({@code LeaseWait.whenShort}, {@code LeaseFetcher.refillIfLow},
- * {@code LeaseGiveBack.giveBack}); a millisecond boundary between the two is enough. Found by review; both tests
+ * {@code LeaseRefund.giveBack}); a millisecond boundary between the two is enough. Found by review; both tests
  * failed before.
  */
 class RefillClaimClockTest
