@@ -1,7 +1,6 @@
 package dev.floodgate.door;
 
 import dev.floodgate.Charge;
-import dev.floodgate.store.CounterRegion;
 
 import java.util.List;
 
@@ -9,14 +8,11 @@ import java.util.List;
  * Multi-quota charges, all or nothing (e.g. the records and the bytes of one produce): each quota is claimed in
  * list order through the doors' own claims ({@link BucketDoor#claim}, {@link WindowDoor#claim}) after the
  * prelude's verdict ({@link Doors#verdict}) and, when one is refused, the ones already claimed are given back.
- * A quota of an action in shadow mode never fails the whole. Each charge counts as one check of its action,
- * with the outcome of the whole; a charge of an action off at that moment is admitted and not counted. All
- * quotas are claimed under one policy snapshot, and the policy generation is loaded again before anything is
- * recorded: if it changed, every claim is given back and the charge starts again (at most
- * {@link Doors#ATTEMPTS} times, then each quota answers as if its entry were unavailable). Once every node quota
- * admitted, each quota of an action with a cluster quota spends its cost from the cluster's lease
- * ({@link ClusterGate}); a cluster refusal refuses the whole as a node refusal does. Allocates (a
- * cold-ish path for produce requests with several quotas). Stateless; thread-safe.
+ * A quota of an action in shadow mode never fails the whole. All quotas are claimed under one policy snapshot,
+ * and the policy generation is loaded again before anything is recorded: if it changed, every claim is given back
+ * and the charge starts again (at most {@link Doors#ATTEMPTS} times, then each quota answers as if its entry were
+ * unavailable). A charge whose claims held is settled once by {@link ChargeSettlement}: the cluster's part and
+ * the counting. Allocates (a cold-ish path for produce requests with several quotas). Stateless; thread-safe.
  */
 final class Charges
 {
@@ -37,7 +33,7 @@ final class Charges
             final PolicySnapshot policy = doors.policy();
             if (claimAll(doors, charges, policy, charging))
             {
-                return record(doors, charges, policy, charging);
+                return ChargeSettlement.settle(doors, charges, policy, charging);
             }
         }
         long refusal = CheckResult.ADMITTED;
@@ -53,8 +49,8 @@ final class Charges
         return refusal;
     }
 
-    /** One charge's working state, reused across its attempts. */
-    private static final class Charging
+    /** One charge's working state, reused across its attempts, then read by its settlement. */
+    static final class Charging
     {
         final QuotaSlot[] slots;
         final long[][] receipts;
@@ -206,7 +202,8 @@ final class Charges
         return doors.unavailableResult(c.action());
     }
 
-    private static void giveBackAll(final Doors doors, final List<Charge> charges, final Charging charging)
+    /** Gives back every claim the charge holds: a stale attempt's, or the whole's when a quota refused it. */
+    static void giveBackAll(final Doors doors, final List<Charge> charges, final Charging charging)
     {
         for (int i = 0; i < charges.size(); i++)
         {
@@ -227,87 +224,5 @@ final class Charges
             }
             charging.slots[i] = null;
         }
-    }
-
-    /**
-     * After every node quota admitted: spends each clustered quota's cost from its cluster lease, in list order. A
-     * cluster refusal of a quota not in shadow mode refuses the whole, and the leases already spent are given
-     * back (the caller gives the node claims back).
-     *
-     * @return the index of the quota whose cluster refused the whole, or -1.
-     */
-    private static int spendCluster(final Doors doors, final List<Charge> charges, final PolicySnapshot policy,
-        final Charging charging)
-    {
-        for (int i = 0; i < charges.size(); i++)
-        {
-            final Charge c = charges.get(i);
-            charging.clustered[i] = false;
-            if (charging.off[i] || charging.slots[i] == null || !doors.clustered(c.action()))
-            {
-                continue;
-            }
-            final long result = doors.cluster.admit(doors, c.identifier(), QuotaCache.hash(c.identifier()),
-                c.action(), c.cost(), charging.slots[i]);
-            if (result == CheckResult.ADMITTED)
-            {
-                charging.clustered[i] = true;
-                continue;
-            }
-            charging.results[i] = result; // a shadow quota's refusal is counted as shadowed, and admitted
-            if (!policy.rule(c.action()).shadow)
-            {
-                for (int j = 0; j < i; j++)
-                {
-                    final Charge spent = charges.get(j);
-                    if (charging.clustered[j])
-                    {
-                        doors.cluster.giveBack(doors, spent.identifier(), QuotaCache.hash(spent.identifier()),
-                            spent.action(), spent.cost());
-                        charging.clustered[j] = false;
-                    }
-                }
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** Records a validated charge: refusals, counters, and the give-back when a quota refused the whole. */
-    private static long record(final Doors doors, final List<Charge> charges, final PolicySnapshot policy,
-        final Charging charging)
-    {
-        final int refused = charging.refused >= 0 || doors.cluster == null ? charging.refused :
-            spendCluster(doors, charges, policy, charging);
-        if (refused >= 0)
-        {
-            giveBackAll(doors, charges, charging);
-        }
-        for (int i = 0; i < charges.size(); i++)
-        {
-            final Charge c = charges.get(i);
-            final int a = c.action().ordinal();
-            if (charging.off[i])
-            {
-                continue; // switched off: not counted, like the one-action doors
-            }
-            final long result = charging.results[i];
-            if (result != CheckResult.ADMITTED && !charging.unreachable[i] && refused < 0)
-            {
-                if (Outcomes.refusal(doors, c.identifier(), QuotaCache.hash(c.identifier()), c.action(),
-                    policy.rule(c.action()), result, charging.nows[i]))
-                {
-                    continue; // a shadow quota never fails the whole: admitted with it, counted as shadowed
-                }
-            }
-            else if (result != CheckResult.ADMITTED && !charging.unreachable[i] && i <= refused)
-            {
-                // refused with the whole, shadow quota or not: "admitted only because of shadow mode" it was not
-                Outcomes.blocked(doors, c.identifier(), QuotaCache.hash(c.identifier()), c.action(), result,
-                    charging.nows[i]);
-            }
-            doors.counters.increment(a, refused < 0 ? CounterRegion.ADMITTED : CounterRegion.REFUSED);
-        }
-        return refused < 0 ? CheckResult.ADMITTED : charging.results[refused];
     }
 }
