@@ -1,39 +1,24 @@
 package dev.floodgate.cluster;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
-import io.netty.util.HashedWheelTimer;
 
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * One Lettuce connection to the lease server, set up so that no caller ever waits on Redis: commands time out after
- * the command timeout, are rejected at once while the connection is down (and those in flight when it drops are
- * failed, not replayed), and at most {@link #REQUEST_QUEUE} wait for a reply. Lettuce reconnects a connection it
- * once had; the first one is tried in the background, again at most every {@link #RETRY}, until it succeeds.
- * Each time a connection comes up the owner's {@code onConnect} is given its commands: the first connection is
- * handed to callers only after {@code onConnect} sent what it sends, so Redis runs that first on it; after a
- * reconnect it is sent as soon as Lettuce reports the connection up, which callers' commands may precede (the
- * owner must not depend on it then).
+ * One Lettuce connection to the lease server, made by a {@link LettuceClient} (whose settings keep every caller
+ * from waiting on Redis). Lettuce reconnects a connection it once had; the first one is tried in the background,
+ * again at most every {@link #RETRY}, until it succeeds. Each time a connection comes up the owner's
+ * {@code onConnect} is given its commands: the first connection is handed to callers only after {@code onConnect}
+ * sent what it sends, so Redis runs that first on it; after a reconnect it is sent as soon as Lettuce reports the
+ * connection up, which callers' commands may precede (the owner must not depend on it then).
  *
  * <p>A connection Lettuce believes up may be silently dead (no RST, no FIN: a dropped route, an expired NAT entry, a
  * moved address), and Lettuce would keep it until the kernel gives up, minutes to hours. The owner reports each
@@ -45,23 +30,11 @@ import java.util.function.Consumer;
  */
 final class RedisConnector implements AutoCloseable
 {
-    /** Commands waiting for a reply, at most: beyond, a call is rejected at once instead of queueing. */
-    static final int REQUEST_QUEUE = 256;
     /** The longest pause between two attempts to (re)connect: a restarted Redis is used again within about this. */
     static final Duration RETRY = Duration.ofSeconds(1);
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
-    /**
-     * The bound of a connection attempt and its handshake (HELLO). Six child JVMs beside four CPU hogs on two cores
-     * never finished a handshake within 1 s: Redis answered HELLO, the clients timed out before reading it, and no
-     * lease was ever sent. An attempt runs in the background, never on a check's thread, so a long bound costs
-     * only a slower retry against a Redis that accepts connections and never answers.
-     */
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
-    private final HashedWheelTimer timer;
-    private final ClientResources resources;
-    private final RedisClient client;
-    private final RedisURI uri;
+    private final LettuceClient client;
     private final AtomicReference<StatefulRedisConnection<byte[], byte[]>> connection = new AtomicReference<>();
     private final AtomicBoolean connecting = new AtomicBoolean();
     private final Consumer<RedisAsyncCommands<byte[], byte[]>> onConnect;
@@ -84,39 +57,8 @@ final class RedisConnector implements AutoCloseable
         final Consumer<RedisAsyncCommands<byte[], byte[]>> onConnect)
     {
         this.onConnect = onConnect;
-        this.uri = RedisUris.parse(uri);
         this.shown = RedisUriText.redacted(uri);
-        // the URI's timeout bounds the connection's handshake too: at the command's 50 ms, a loaded host (six JVMs
-        // on two cores) never finished one and never connected; commands keep their own bound (TimeoutOptions)
-        this.uri.setTimeout(CONNECT_TIMEOUT.compareTo(commandTimeout) > 0 ? CONNECT_TIMEOUT : commandTimeout);
-        // Lettuce's own timer ticks every 100 ms, so a 50 ms timeout would fire after 100 to 200 ms
-        this.timer = new HashedWheelTimer(runnable -> daemon(runnable, "floodgate-redis-timer"), 10,
-            TimeUnit.MILLISECONDS);
-        // two of each is Lettuce's least (it raises a 1 and logs it): leases are rare, a node needs no more
-        this.resources = DefaultClientResources.builder()
-            .ioThreadPoolSize(2)
-            .computationThreadPoolSize(2)
-            .timer(timer)
-            .reconnectDelay(Delay.exponential(Duration.ofMillis(10), RETRY, 2, TimeUnit.MILLISECONDS))
-            .nettyCustomizer(new NettyCustomizer()
-            {
-                @Override
-                public void afterChannelInitialized(final Channel channel)
-                {
-                    // first: it sees bytes as they arrive, before any decoding, also for a late reply
-                    channel.pipeline().addFirst(watchdog.noter());
-                }
-            })
-            .build();
-        this.client = RedisClient.create(resources);
-        client.setOptions(ClientOptions.builder()
-            .autoReconnect(true)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .requestQueueSize(REQUEST_QUEUE)
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-            .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).keepAlive(true).tcpNoDelay(true)
-                .build())
-            .build());
+        this.client = new LettuceClient(uri, commandTimeout, RETRY, watchdog.noter());
         client.addListener(new RedisConnectionStateListener()
         {
             @Override
@@ -212,7 +154,7 @@ final class RedisConnector implements AutoCloseable
         try
         {
             // on Lettuce's own thread: a check thread never runs connection code
-            resources.eventExecutorGroup().execute(this::connectAsync);
+            client.execute(this::connectAsync);
         }
         catch (final RuntimeException ex)
         {
@@ -225,7 +167,7 @@ final class RedisConnector implements AutoCloseable
     {
         try
         {
-            client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((opened, error) ->
+            client.connectAsync().whenComplete((opened, error) ->
             {
                 if (opened != null)
                 {
@@ -280,7 +222,7 @@ final class RedisConnector implements AutoCloseable
     {
         try
         {
-            resources.eventExecutorGroup().execute(task);
+            client.execute(task);
         }
         catch (final RuntimeException ex)
         {
@@ -298,9 +240,7 @@ final class RedisConnector implements AutoCloseable
         {
             open.close();
         }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
-        timer.stop();
+        client.shutdown();
     }
 
     private static boolean timedOut(final Throwable error)
@@ -313,12 +253,5 @@ final class RedisConnector implements AutoCloseable
             }
         }
         return false;
-    }
-
-    private static Thread daemon(final Runnable runnable, final String name)
-    {
-        final Thread thread = new Thread(runnable, name);
-        thread.setDaemon(true);
-        return thread;
     }
 }

@@ -4,8 +4,8 @@
  * gives back what it did not spend. Nothing outside the engine module may use these classes.
  *
  * <p>Lettuce is an optional dependency of the engine, needed only by a node with {@code cluster_redis_uri} set: only
- * this package names Lettuce types, and only {@code RedisLeases} and {@code RedisConnector} load them, so the rest
- * of the engine (and {@link dev.floodgate.cluster.ClusterLimit}, which the configuration validates with) runs
- * without Lettuce on the class path.
+ * this package names Lettuce types, and only {@code RedisLeases}, {@code RedisConnector} and {@code LettuceClient}
+ * load them, so the rest of the engine (and {@link dev.floodgate.cluster.ClusterLimit}, which the configuration
+ * validates with) runs without Lettuce on the class path.
  */
 package dev.floodgate.cluster;

@@ -41,7 +41,8 @@ class ArchitectureTest
     static final String[] LETTUCE = {"io.lettuce..", "io.netty..", "reactor.."};
     /** The only classes that name Lettuce types: the rest of the cluster package loads without Lettuce. */
     /** The client, and the watchdog whose Netty handler only the client's connector makes. */
-    static final Set<String> LETTUCE_USERS = Set.of("RedisLeases", "RedisConnector", "RedisUris", "SilenceWatchdog");
+    static final Set<String> LETTUCE_USERS = Set.of("LettuceClient", "RedisLeases", "RedisConnector", "RedisUris",
+        "SilenceWatchdog");
     static final String[] PUBLIC = {"dev.floodgate", "dev.floodgate.reader", "dev.floodgate.metrics"};
     /** The API's value types and exceptions: all the internal packages may know of the API. */
     static final Set<String> API_VALUES = Set.of("Action", "BlockedEntry", "Charge", "ClusterStats",

@@ -138,7 +138,7 @@ class RedisOutageTest
                 // far more than the request queue: the surplus is refused at once instead of waiting in line
                 final AtomicLong maxNanos = new AtomicLong();
                 final List<CompletableFuture<Lease>> calls = new ArrayList<>();
-                for (int i = 0; i < 2 * RedisConnector.REQUEST_QUEUE; i++)
+                for (int i = 0; i < 2 * LettuceClient.REQUEST_QUEUE; i++)
                 {
                     final long start = System.nanoTime();
                     calls.add(leases.leaseAsync(KEY, PLENTY, "n", 2 + i, 1).toCompletableFuture()
