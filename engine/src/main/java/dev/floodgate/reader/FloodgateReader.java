@@ -4,13 +4,11 @@ import dev.floodgate.Action;
 import dev.floodgate.ClusterStats;
 import dev.floodgate.FloodgatePolicy;
 import dev.floodgate.Stats;
-import dev.floodgate.door.EntryArithmetic;
 import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.GuardRegion;
 import dev.floodgate.FloodgateFileException;
-import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.SlotLocks;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -43,16 +41,12 @@ import java.util.Objects;
  */
 public final class FloodgateReader implements AutoCloseable
 {
-    private static final int ACTIONS = Action.values().length;
-
     private final ReadOnlyMapping mapping;
     private final ChronicleLayout layout;
     private final FileHeader header;
     private final UnsafeBuffer guard;
     private final int shards;
-    private final PolicyRegion policyRegion;
-    private PolicyRegion.Block[] blocks = new PolicyRegion.Block[ACTIONS];
-    private long policyGeneration = -1;
+    private final PolicyCopy policy;
     private long unreadable;
 
     private FloodgateReader(final ReadOnlyMapping mapping)
@@ -63,7 +57,7 @@ public final class FloodgateReader implements AutoCloseable
             "the table guard");
         this.header = HeaderSearch.find(mapping, layout);
         this.shards = header.shards();
-        this.policyRegion = new PolicyRegion(header, ACTIONS);
+        this.policy = new PolicyCopy(header);
     }
 
     /**
@@ -109,78 +103,13 @@ public final class FloodgateReader implements AutoCloseable
     /** @return the policy every writer enforces now: a consistent copy of one generation (0: none yet). */
     public FloodgatePolicy policy()
     {
-        return damagedIfFaults(this::readPolicy);
-    }
-
-    private FloodgatePolicy readPolicy()
-    {
-        final PolicyRegion.Block[] current = blocks();
-        final Map<Action, FloodgatePolicy.Rule> rules = new EnumMap<>(Action.class);
-        for (final Action action : Action.values())
-        {
-            final PolicyRegion.Block b = current[action.ordinal()];
-            rules.put(action, b == null ? new FloodgatePolicy.Rule(0, 0, FloodgatePolicy.Mode.ENFORCE) :
-                new FloodgatePolicy.Rule(b.limit(), b.windowMs(), b.shadow() ? FloodgatePolicy.Mode.SHADOW :
-                FloodgatePolicy.Mode.ENFORCE));
-        }
-        return new FloodgatePolicy(policyGeneration, rules);
-    }
-
-    private PolicyRegion.Block[] blocks()
-    {
-        if (policyRegion.generationAcquire() != policyGeneration)
-        {
-            final PolicyRegion.Block[] fresh = new PolicyRegion.Block[ACTIONS];
-            policyGeneration = policyRegion.read(fresh);
-            blocks = fresh;
-        }
-        return blocks;
+        return mapping.damagedIfFaults(policy::policy);
     }
 
     /** @return per action, the check counters of every process that has had the file open. */
     public Map<Action, Stats.Checks> checks()
     {
-        return damagedIfFaults(() -> new CounterRegion(header).checksVolatile());
-    }
-
-    /**
-     * The file's length against the mapping's, before a read: a read past a truncated file's end faults, and in
-     * compiled code the JDK raises that InternalError at a later instruction, maybe past any catch around the read.
-     */
-    private void requireWhole()
-    {
-        long length = -1;
-        try
-        {
-            length = java.nio.file.Files.size(mapping.file());
-        }
-        catch (final java.io.IOException gone)
-        {
-            // removed (the mapping still reads the file) or unreadable: the read says what it meets
-        }
-        if (length >= 0 && length < mapping.size())
-        {
-            throw new FloodgateFileException(mapping.file(), "damaged: truncated to " + length + " bytes under " +
-                "this reader, which mapped " + mapping.size(), null);
-        }
-    }
-
-    /**
-     * A read of the mapping that faults (the file truncated under it: the JDK raises InternalError) is a damaged
-     * file, as {@link #open} and {@link #entries} already said; the other reads let the InternalError out, and the
-     * CLI asked the operator to report a bug (found by review).
-     */
-    private <T> T damagedIfFaults(final java.util.function.Supplier<T> read)
-    {
-        requireWhole();
-        try
-        {
-            return read.get();
-        }
-        catch (final InternalError ex)
-        {
-            throw new FloodgateFileException(mapping.file(), "damaged: " + ex.getMessage(), ex);
-        }
+        return mapping.damagedIfFaults(() -> new CounterRegion(header).checksVolatile());
     }
 
     /**
@@ -192,7 +121,7 @@ public final class FloodgateReader implements AutoCloseable
      */
     public ClusterStats.Node cluster(final List<TableEntry> entries)
     {
-        return damagedIfFaults(() -> readCluster(entries));
+        return mapping.damagedIfFaults(() -> readCluster(entries));
     }
 
     private ClusterStats.Node readCluster(final List<TableEntry> entries)
@@ -218,7 +147,7 @@ public final class FloodgateReader implements AutoCloseable
     /** @return the table-wide counters and the table guard's record. */
     public TableCounters counters()
     {
-        return damagedIfFaults(this::readCounters);
+        return mapping.damagedIfFaults(this::readCounters);
     }
 
     private TableCounters readCounters()
@@ -278,18 +207,14 @@ public final class FloodgateReader implements AutoCloseable
     {
         final List<TableEntry> entries = new ArrayList<>();
         final TableScan scan = new TableScan(mapping, layout);
-        try
+        mapping.damagedIfFaults(() ->
         {
-            requireWhole();
             // an entry still in place that decode could not read (damaged, or converted under every read) is
             // counted, as a torn one is, not dropped unsaid (found by review)
             scan.forEach((key, value) -> TableEntry.decode(key, value, shards),
                 entry -> entry == TableEntry.UNREADABLE ? scan.skip() : entries.add(entry));
-        }
-        catch (final InternalError ex)
-        {
-            throw new FloodgateFileException(mapping.file(), "damaged: " + ex.getMessage(), ex);
-        }
+            return null;
+        });
         unreadable = scan.skipped();
         return Collections.unmodifiableList(entries);
     }
@@ -301,9 +226,8 @@ public final class FloodgateReader implements AutoCloseable
     }
 
     /**
-     * What an entry means at {@code nowNanos}, with the doors' own arithmetic under the file's current policy:
-     * a bucket as the next check would see it (converted to the policy's units when they are newer), a window
-     * in the window the policy's regimes number at that moment.
+     * What an entry means at {@code nowNanos}, with the doors' own arithmetic under the file's current policy
+     * ({@link EntryState} says how).
      *
      * @param entry    an entry of this file.
      * @param nowNanos the monotonic time (the writers' clock: same host, same boot).
@@ -311,39 +235,7 @@ public final class FloodgateReader implements AutoCloseable
      */
     public EntryState state(final TableEntry entry, final long nowNanos)
     {
-        final long age = nowNanos - entry.createdNanos();
-        final long[] none = new long[0];
-        final PolicyRegion.Block block = blocks()[entry.action().ordinal()];
-        switch (entry.kind())
-        {
-            case BUCKET ->
-            {
-                final EntryArithmetic.Bucket bucket = EntryArithmetic.bucket(entry.limit(), entry.windowMs(),
-                    entry.unitsVersion(), entry.stateWord(), block, nowNanos);
-                return bucket == null ? new EntryState(-1, entry.limit(), -1, -1, -1, -1, none, none, -1, -1, age) :
-                    new EntryState(bucket.tokens(), bucket.capacity(), bucket.nanosToNextToken(), -1, -1, -1, none, none,
-                    -1, -1, age);
-            }
-            case WINDOW ->
-            {
-                if (block == null)
-                {
-                    return new EntryState(-1, -1, -1, 0, -1, 0, none, none, -1, -1, age);
-                }
-                final EntryArithmetic.Window window = EntryArithmetic.window(entry.shardWords(), entry.shardNewest(), block, shards,
-                    nowNanos);
-                return new EntryState(-1, -1, -1, window.limit(), window.windowMs(), window.used(), window.shardUsed(),
-                    window.shardCap(), window.nanosLeft(), -1, age);
-            }
-            case LEASE ->
-            {
-                return new EntryState(entry.leaseBalance(), -1, -1, -1, -1, -1, none, none, -1, -1, age);
-            }
-            default ->
-            {
-                return new EntryState(-1, -1, -1, -1, -1, -1, none, none, -1, entry.blocked(), age);
-            }
-        }
+        return EntryState.at(entry, policy.blocks()[entry.action().ordinal()], shards, nowNanos);
     }
 
     /** Unmaps the file. */

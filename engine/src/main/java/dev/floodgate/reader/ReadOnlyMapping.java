@@ -13,13 +13,16 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.function.Supplier;
 
 /**
  * A file mapped read-only ({@link FileChannel.MapMode#READ_ONLY} over a channel opened for reading only), in
  * overlapping regions so that any range up to {@link #MAX_VIEW} bytes lies whole in one region whatever the
  * file's size. The pages are mapped without write permission: a stray write would fault, never reach the
  * file. Views are bounds-checked against the length mapped at open; a file that grows later is seen only by
- * a new mapping. Not thread-safe to close while views are in use.
+ * a new mapping. A file truncated under the mapping faults where a view reads past its end, which the JDK raises as
+ * an {@link InternalError}: {@link #damagedIfFaults} turns that into a damaged file. Not thread-safe to close while
+ * views are in use.
  */
 final class ReadOnlyMapping implements AutoCloseable
 {
@@ -132,6 +135,50 @@ final class ReadOnlyMapping implements AutoCloseable
         }
         final int region = (int)(offset / REGION);
         return new UnsafeBuffer(regions[region], (int)(offset - region * REGION), (int)length);
+    }
+
+    /**
+     * The file's length against the mapping's, before a read: a read past a truncated file's end faults, and in
+     * compiled code the JDK raises that InternalError at a later instruction, maybe past any catch around the read.
+     */
+    void requireWhole()
+    {
+        long length = -1;
+        try
+        {
+            length = Files.size(file);
+        }
+        catch (final IOException gone)
+        {
+            // removed (the mapping still reads the file) or unreadable: the read says what it meets
+        }
+        if (length >= 0 && length < size)
+        {
+            throw new FloodgateFileException(file, "damaged: truncated to " + length + " bytes under " +
+                "this reader, which mapped " + size, null);
+        }
+    }
+
+    /**
+     * A read of the mapping that faults (the file truncated under it: the JDK raises InternalError) is a damaged
+     * file, for every read of the reader (a review found only its open and its walk of the entries saying so: the
+     * other reads let the InternalError out, and the CLI asked the operator to report a bug).
+     *
+     * @param read reads through this mapping's views.
+     * @return what it read.
+     * @throws FloodgateFileException when the file is shorter than mapped, or the read faulted.
+     */
+    <T> T damagedIfFaults(final Supplier<T> read)
+    {
+        requireWhole();
+        try
+        {
+            return read.get();
+        }
+        catch (final InternalError ex)
+        {
+            throw new FloodgateFileException(file, "damaged: " + ex.getMessage(), ex);
+        }
     }
 
     @Override
