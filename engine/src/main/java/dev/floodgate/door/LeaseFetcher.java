@@ -238,7 +238,11 @@ final class LeaseFetcher
         }
     }
 
-    /** Waits for {@code commit} until {@code deadline} (monotonic ns) at most; it then goes on without this check. */
+    /**
+     * Waits for {@code commit} until {@code deadline} (monotonic ns, on the engine's ticker) at most; it then goes on
+     * without this check. The timed get only parks: the bound is the ticker's, as every other bound of a check (a
+     * ticker that stands still waits for the answer, which the source's own bound ends).
+     */
     void awaitUntil(final CompletableFuture<Void> commit, final long deadline)
     {
         // An interrupt does not end the wait; the caller's status is kept. A set status made get() throw at once,
@@ -258,9 +262,16 @@ final class LeaseFetcher
                 {
                     interrupted = true;
                 }
-                catch (final ExecutionException | TimeoutException ex)
+                catch (final ExecutionException ex)
                 {
-                    return; // slower than the check may wait, or a broken source: the check answers without it
+                    return; // a broken source: the check answers without it
+                }
+                catch (final TimeoutException ex)
+                {
+                    if (ticker.nanos() - deadline >= 0)
+                    {
+                        return; // slower than the check may wait: the check answers without it
+                    }
                 }
             }
         }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -125,6 +126,39 @@ class LeaseFetcherTest
         check.join();
         assertFalse(doneBeforeTheLease.get(), "the interrupted check stopped waiting before its lease landed");
         assertTrue(keptStatus.get(), "the check lost its caller's interrupt status");
+    }
+
+    /**
+     * A check's wait for its lease is bounded on the engine's ticker, as every other bound of a check is. It was
+     * bounded on the wall clock (the future's timed get), so a check on a ticker that had not moved answered the
+     * fallback after 50 ms of real time: on a loaded host, where a round trip to a real redis-server takes longer,
+     * tests on a manual ticker were refused "for want of a lease" although the lease came moments later (found
+     * beside four CPU hogs, in {@code ClusterGiveBackRaceTest}). Real time passes here on purpose, four bounds of it,
+     * while the ticker stands still.
+     */
+    @Test
+    @Timeout(60)
+    void shouldBoundTheWaitForTheLeaseOnTheTickerNotTheWallClock() throws Exception
+    {
+        final LeaseFetcher fetcher = fetcher(new ScriptedSource());
+        final CompletableFuture<Void> commit = new CompletableFuture<>();
+        final AtomicBoolean doneBeforeTheLease = new AtomicBoolean();
+        final Thread check = new Thread(() ->
+        {
+            fetcher.awaitUntil(commit, now.get() + LeaseWait.CHECK_WAIT_NANOS);
+            doneBeforeTheLease.set(!commit.isDone());
+        });
+        check.start();
+        while (check.isAlive() && check.getState() != Thread.State.TIMED_WAITING &&
+            check.getState() != Thread.State.WAITING)
+        {
+            Thread.onSpinWait();
+        }
+        check.join(TimeUnit.NANOSECONDS.toMillis(4 * LeaseWait.CHECK_WAIT_NANOS)); // the ticker stands still
+        commit.complete(null); // the lease lands
+        check.join();
+        assertFalse(doneBeforeTheLease.get(), "the check gave up its lease after 50 ms of wall clock, its ticker " +
+            "standing still");
     }
 
     private LeaseFetcher fetcher(final LeaseSource source)
