@@ -57,7 +57,8 @@ class LoadTest
             final long[] window = new long[2];
             final CountDownLatch released = new CountDownLatch(1);
             final CompletableFuture<List<WorkerProcess>> run = CompletableFuture.supplyAsync(() -> LoadRun.run(2,
-                List.of("-Xmx128m", "-XX:+UseSerialGC"), i -> args, scratch.dir(), durationNs, 0, earliest ->
+                FloodgateCli.class.getName(), List.of("-Xmx128m", "-XX:+UseSerialGC"), i -> args, scratch.dir(),
+                durationNs, 0, earliest ->
                 {
                     window[0] = alignment.applyAsLong(earliest);
                     window[1] = window[0] + durationNs;

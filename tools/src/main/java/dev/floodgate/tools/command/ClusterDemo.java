@@ -80,8 +80,9 @@ final class ClusterDemo
                 "threads per node call checkLimitInCaller; each node's own quota (%,d per hour) is not reached%n",
                 USER, quota.limit(), quota.lease(), load.threads(), NODE_LIMIT);
             final ClusterTally[] tally = new ClusterTally[1];
-            final List<WorkerProcess> workers = LoadRun.run(nodes, WORKER_JVM, i -> args(tables.get(i - 1), lane,
-                quota), tables.get(0).dir(), TimeUnit.SECONDS.toNanos(seconds), 0, earliest -> earliest, out,
+            final List<WorkerProcess> workers = LoadRun.run(nodes, load.mainClass(), WORKER_JVM,
+                i -> args(tables.get(i - 1), lane, quota), tables.get(0).dir(), TimeUnit.SECONDS.toNanos(seconds), 0,
+                earliest -> earliest, out,
                 new LoadRun.Observer()
                 {
                     @Override

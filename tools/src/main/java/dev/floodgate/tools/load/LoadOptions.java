@@ -3,13 +3,14 @@ package dev.floodgate.tools.load;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 
 /**
  * The options {@code demo} and {@code bench} share: where the scratch table goes, how many worker JVMs and
- * threads, whether to keep the table. Each command gives its own defaults; the bounds are common, and a value
- * out of them is a usage error that names its option.
+ * threads, whether to keep the table; and the program the worker JVMs run. Each command gives its own defaults;
+ * the bounds are common, and a value out of them is a usage error that names its option.
  */
 public final class LoadOptions
 {
@@ -32,6 +33,10 @@ public final class LoadOptions
 
     @Option(names = "--keep", description = "Keep the scratch table and worker logs instead of deleting them.")
     private boolean keep;
+
+    /** The command these options are mixed into, set by picocli. */
+    @Spec(Spec.Target.MIXEE)
+    private CommandSpec command;
 
     /**
      * @param processes the command's default number of worker JVMs.
@@ -105,5 +110,14 @@ public final class LoadOptions
     public boolean keep()
     {
         return keep;
+    }
+
+    /**
+     * @return the class whose {@code main} runs this command line, its root command's (the CLI's): each worker JVM
+     * runs it with the hidden {@code worker} command. Asked of picocli, so that the load package names no CLI class.
+     */
+    public String mainClass()
+    {
+        return command.root().userObject().getClass().getName();
     }
 }

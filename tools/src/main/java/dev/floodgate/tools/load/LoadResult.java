@@ -62,8 +62,8 @@ public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, 
         final PrintWriter out, final LoadRun.Observer observer)
     {
         final long[] startEnd = new long[2];
-        final List<WorkerProcess> workers = LoadRun.run(options.processes(), jvmArgs, i -> workerArgs, scratch.dir(),
-            durationNs, warmupNs, earliest ->
+        final List<WorkerProcess> workers = LoadRun.run(options.processes(), options.mainClass(), jvmArgs,
+            i -> workerArgs, scratch.dir(), durationNs, warmupNs, earliest ->
             {
                 startEnd[0] = alignment == null ? earliest : alignment.applyAsLong(earliest);
                 startEnd[1] = startEnd[0] + durationNs;

@@ -3,7 +3,6 @@ package dev.floodgate.tools.load;
 import dev.floodgate.JvmFlags;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
-import dev.floodgate.tools.FloodgateCli;
 import dev.floodgate.tools.format.Durations;
 
 import java.io.IOException;
@@ -85,6 +84,8 @@ public final class LoadRun
 
     /**
      * @param processes   worker JVMs.
+     * @param mainClass   the class whose {@code main} runs the command line with the hidden {@code worker} command
+     *                    ({@link WorkerCommand}): the CLI's, passed in so that this package names no CLI class.
      * @param jvmArgs     the workers' JVM options (heap, JIT), besides the engine's flags.
      * @param workerArgs  given the worker's number (from 1), its {@code worker} command's arguments.
      * @param logDir      where each worker's standard error goes.
@@ -98,6 +99,7 @@ public final class LoadRun
      */
     public static List<WorkerProcess> run(
         final int processes,
+        final String mainClass,
         final List<String> jvmArgs,
         final IntFunction<List<String>> workerArgs,
         final Path logDir,
@@ -127,7 +129,8 @@ public final class LoadRun
         Runtime.getRuntime().addShutdownHook(reaper);
         try
         {
-            return run.execute(processes, jvmArgs, workerArgs, logDir, durationNs, warmupNs, alignStart, out, observer);
+            return run.execute(processes, mainClass, jvmArgs, workerArgs, logDir, durationNs, warmupNs, alignStart, out,
+                observer);
         }
         catch (final InterruptedException ex)
         {
@@ -150,6 +153,7 @@ public final class LoadRun
 
     private List<WorkerProcess> execute(
         final int processes,
+        final String mainClass,
         final List<String> jvmArgs,
         final IntFunction<List<String>> workerArgs,
         final Path logDir,
@@ -171,7 +175,7 @@ public final class LoadRun
                 args.add("worker");
                 args.addAll(workerArgs.apply(i));
                 args.addAll(List.of("--worker", Integer.toString(i)));
-                final List<String> own = JvmFlags.javaCommand(FloodgateCli.class.getName(),
+                final List<String> own = JvmFlags.javaCommand(mainClass,
                     System.getProperty("java.class.path"), jvmArgs, args);
                 synchronized (lock)
                 {
