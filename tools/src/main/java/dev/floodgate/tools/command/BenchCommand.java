@@ -10,16 +10,12 @@ import dev.floodgate.tools.cluster.ClusterQuota;
 import dev.floodgate.tools.cluster.ClusterTally;
 import dev.floodgate.tools.cluster.ServerConnection;
 import dev.floodgate.tools.format.Durations;
-import dev.floodgate.tools.load.Exactness;
 import dev.floodgate.tools.load.Lane;
 import dev.floodgate.tools.load.LoadOptions;
 import dev.floodgate.tools.load.LoadResult;
 import dev.floodgate.tools.load.LoadRun;
 import dev.floodgate.tools.load.ScratchTable;
-import dev.floodgate.tools.load.Throughput;
 import dev.floodgate.tools.load.WindowAlignment;
-import dev.floodgate.tools.load.WorkerProcess;
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code floodgate bench}: several JVMs check one door of a scratch table as fast as they can; reports throughput
- * per JVM and in total, latency percentiles, and whether the admissions are exactly what the quotas allow.
+ * per JVM and in total, latency percentiles, and whether the admissions are exactly what the quotas allow
+ * ({@link BenchVerdict}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Multi-process load on a new scratch table: P JVMs of T threads check one door over K keys " +
@@ -130,7 +127,8 @@ public final class BenchCommand implements Callable<Integer>
         }
         // Exact only when no token comes back during the run: one window for the window door, and for the bucket
         // an emission interval (window / limit) longer than the run.
-        final boolean checkable = !bucket || windowMs * 1_000_000L / perKey > durationNs + TimeUnit.SECONDS.toNanos(1);
+        final BenchVerdict verdict = new BenchVerdict(action, perKey, windowMs,
+            !bucket || windowMs * 1_000_000L / perKey > durationNs + TimeUnit.SECONDS.toNanos(1));
         final WindowAlignment alignment = bucket ? null : new WindowAlignment(windowMs, durationNs);
         final PrintWriter out = spec.commandLine().getOut();
         // Sized like a production table: the engine sizes each process's key cache from the capacity.
@@ -193,63 +191,8 @@ public final class BenchCommand implements Callable<Integer>
                         }
                     }
                 });
-            final List<WorkerProcess> workers = result.workers();
-            out.println();
-            final Histogram latency = Throughput.print(out, workers);
-            out.println();
-            out.printf("latency per check (ns, timer included, %,d samples): p50 %,d  p90 %,d  p99 %,d  p99.9 %,d  " +
-                "p99.99 %,d  max %,d%n", latency.getTotalCount(), latency.getValueAtPercentile(50), latency.getValueAtPercentile(90),
-                latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9),
-                latency.getValueAtPercentile(99.99), latency.getMaxValue());
-            final Exactness.Verdict verdict = Exactness.check(action, perKey, Exactness.merge(workers),
-                result.entries(), result.degraded(action));
-            final boolean oneWindow = result.oneWindow();
-            out.printf("admitted %,d of %,d attempts on %,d keys; refusals %,d counted by the JVMs, %,d in the " +
-                "table%n", verdict.admitted(), verdict.attempts(), verdict.keys(), verdict.refused(), verdict.blocked());
-            if (quota != null)
-            {
-                return clusterVerdict(out, tally[0], workers, verdict.refused(), verdict.blocked() +
-                    result.degraded(action));
-            }
-            if (!checkable)
-            {
-                out.printf("exactness not checked: a token refills every %s, within the run%n",
-                    Durations.nanos(windowMs * 1_000_000L / perKey));
-                out.flush();
-                return ExitCode.OK;
-            }
-            verdict.problems().stream().limit(10).forEach(p -> out.println("  problem: " + p));
-            if (!oneWindow)
-            {
-                out.println("  problem: the run crossed a window boundary");
-            }
-            final boolean exact = verdict.exact() && oneWindow;
-            if (exact && verdict.refused() == 0)
-            {
-                // every check was admitted and no key reached its limit: "exact" would claim what was not tested
-                out.printf("exactness not tested: no check was refused, so no key reached its limit of %,d " +
-                    "(lower --limit)%n", perKey);
-                out.flush();
-                return ExitCode.OK;
-            }
-            out.printf(exact ? "exact: the quotas allow %,d and %,d were admitted%n" :
-                "NOT EXACT: the quotas allow %,d but %,d were admitted%n", verdict.expected(), verdict.admitted());
-            out.flush();
-            return exact ? ExitCode.OK : ExitCode.REFUSED;
+            return verdict.report(out, result, tally[0]);
         }
-    }
-
-    /** With a cluster quota the node's exactness does not apply (the cluster refuses too): judge the cluster's. */
-    private static int clusterVerdict(final PrintWriter out, final ClusterTally tally, final List<WorkerProcess> workers,
-        final long refused, final long inTable)
-    {
-        final ClusterTally.Verdict verdict = tally.print(out, Exactness.merge(workers), 1);
-        if (refused != inTable)
-        {
-            out.printf("WRONG: the JVMs refused %,d, the table counts %,d%n", refused, inTable);
-        }
-        out.flush();
-        return verdict != ClusterTally.Verdict.WRONG && refused == inTable ? ExitCode.OK : ExitCode.REFUSED;
     }
 
     /** @return the workers' JVM options: a heap for the engine plus the counters of every key in every thread. */
