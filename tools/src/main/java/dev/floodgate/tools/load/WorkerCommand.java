@@ -6,29 +6,24 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.tools.format.WholeNumbers;
 import dev.floodgate.tools.cluster.ClusterQuota;
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The hidden {@code worker} command: one broker-like JVM of {@code demo} and {@code bench}. It opens the
  * table as a broker would, says {@code READY}, waits for {@code GO start end} (monotonic nanoseconds, the same
  * clock in every process of the host) on standard input so that every worker starts at the same instant,
- * runs its lanes until {@code end}, and reports on standard output, one record a line:
+ * runs its lanes until {@code end} ({@link WorkerLoad}), and reports on standard output, one record a line:
  *
  * <pre>
  * READY pid
@@ -41,8 +36,6 @@ import java.util.concurrent.locks.LockSupport;
 @Command(name = "worker", hidden = true, description = "Internal: one load-generating JVM of demo and bench.")
 public final class WorkerCommand implements Callable<Integer>
 {
-    private static final long PROGRESS_NANOS = 100_000_000L;
-
     @Option(names = "--file", required = true)
     private Path file;
 
@@ -124,7 +117,8 @@ public final class WorkerCommand implements Callable<Integer>
                 System.err.println("worker: not connected to the cluster's Redis within " + CONNECT_WAIT_S + " s");
                 return 1;
             }
-            if (warmupMs > 0 && !warmUp(gate, parsed))
+            final WorkerLoad load = new WorkerLoad(gate, parsed, latency, worker);
+            if (warmupMs > 0 && !load.warmUp(Action.parse(warmupAction), warmupMs))
             {
                 return 1;
             }
@@ -138,7 +132,7 @@ public final class WorkerCommand implements Callable<Integer>
             final String[] words = line.split(" ");
             final long start = Long.parseLong(words[1]);
             final long end = Long.parseLong(words[2]);
-            return run(gate, parsed, start, end, out);
+            return load.run(start, end, out);
         }
     }
 
@@ -170,138 +164,5 @@ public final class WorkerCommand implements Callable<Integer>
         watcher.setDaemon(true);
         watcher.start();
         return go;
-    }
-
-    private int run(final Floodgate gate, final List<Lane> lanes, final long start, final long end,
-        final PrintStream out) throws InterruptedException
-    {
-        final int total = threadCount(lanes);
-        final AtomicLongArray progress = new AtomicLongArray(total * 2);
-        final List<LoadThread> threads = start(gate, lanes, start, end, progress);
-        while (System.nanoTime() - end < 0)
-        {
-            LockSupport.parkNanos(Math.min(PROGRESS_NANOS, Math.max(1, end - System.nanoTime())));
-            long checks = 0;
-            long admitted = 0;
-            for (int i = 0; i < total; i++)
-            {
-                checks += progress.get(2 * i);
-                admitted += progress.get(2 * i + 1);
-            }
-            out.println("PROGRESS " + checks + " " + admitted);
-        }
-        if (join(threads).isEmpty())
-        {
-            return 1;
-        }
-        long checks = 0;
-        long elapsed = 0;
-        final Histogram histogram = latency ? new Histogram(3) : null;
-        for (final LoadThread thread : threads)
-        {
-            checks += thread.checks;
-            elapsed = Math.max(elapsed, thread.elapsedNanos);
-            if (histogram != null)
-            {
-                histogram.add(thread.histogram);
-            }
-        }
-        for (final Lane lane : lanes)
-        {
-            for (int k = 0; k < lane.keyCount(); k++)
-            {
-                long admitted = 0;
-                long refused = 0;
-                for (final LoadThread thread : threads)
-                {
-                    if (thread.lane == lane)
-                    {
-                        admitted += thread.admitted[k];
-                        refused += thread.refused[k];
-                    }
-                }
-                if (admitted + refused > 0)
-                {
-                    out.println("KEY " + lane.action().configPrefix() + " " + lane.key(k) + " " + admitted + " " +
-                        refused);
-                }
-            }
-        }
-        if (histogram != null)
-        {
-            final ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
-            final int length = histogram.encodeIntoCompressedByteBuffer(buffer);
-            out.println("HISTO " + Base64.getEncoder().encodeToString(
-                java.util.Arrays.copyOf(buffer.array(), length)));
-        }
-        out.println("DONE " + checks + " " + elapsed);
-        return 0;
-    }
-
-    /**
-     * Runs the lanes with another action for {@code --warmup-ms}, on the same table through the same instance, so
-     * that the JIT has compiled the engine's warm and cold paths, with the profiles the run will see, before the
-     * run: a warm-up on another table or instance would leave type checks the run's objects fail, and the
-     * run would start with deoptimisations and recompilation.
-     */
-    private boolean warmUp(final Floodgate gate, final List<Lane> lanes) throws InterruptedException
-    {
-        final Action action = Action.parse(warmupAction);
-        final List<Lane> twins = lanes.stream().map(lane -> new Lane(lane.door(), action, lane.threads(),
-            lane.pauseMicros(), lane.keyPrefix(), lane.keyCount())).toList();
-        final long now = System.nanoTime();
-        return !join(start(gate, twins, now, now + warmupMs * 1_000_000L, new AtomicLongArray(
-            2 * threadCount(twins)))).isEmpty();
-    }
-
-    private static int threadCount(final List<Lane> lanes)
-    {
-        int total = 0;
-        for (final Lane lane : lanes)
-        {
-            total += lane.threads();
-        }
-        return total;
-    }
-
-    private List<LoadThread> start(final Floodgate gate, final List<Lane> lanes, final long start, final long end,
-        final AtomicLongArray progress)
-    {
-        final List<LoadThread> threads = new ArrayList<>();
-        int index = 0;
-        for (final Lane lane : lanes)
-        {
-            // one array of the lane's identifiers for all its threads: a copy each would multiply the heap by the
-            // threads (bench's --keys x --threads)
-            final String[] keys = new String[lane.keyCount()];
-            for (int k = 0; k < keys.length; k++)
-            {
-                keys[k] = lane.key(k);
-            }
-            for (int t = 0; t < lane.threads(); t++)
-            {
-                threads.add(new LoadThread(gate, lane, keys, t, index++, progress, start, end, latency, worker));
-            }
-        }
-        threads.forEach(Thread::start);
-        return threads;
-    }
-
-    /** @return the threads, once all ended; empty (after printing the failure) when one failed. */
-    private static List<LoadThread> join(final List<LoadThread> threads) throws InterruptedException
-    {
-        for (final LoadThread thread : threads)
-        {
-            thread.join();
-        }
-        for (final LoadThread thread : threads)
-        {
-            if (thread.failure != null)
-            {
-                thread.failure.printStackTrace();
-                return List.of();
-            }
-        }
-        return threads;
     }
 }
