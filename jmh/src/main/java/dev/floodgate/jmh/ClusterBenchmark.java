@@ -3,9 +3,6 @@ package dev.floodgate.jmh;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
-import io.lettuce.core.ScriptOutputType;
-import org.agrona.concurrent.UnsafeBuffer;
-import io.lettuce.core.api.sync.RedisCommands;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -19,7 +16,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -240,38 +236,6 @@ public class ClusterBenchmark
         return gate.floodgate.checkLimitInCaller(HotKeyBenchmark.USER, NODE) + word.spend();
     }
 
-    /** One off-heap word on a cache line of its own, spent by compare-and-set as a lease's balance is. */
-    @State(Scope.Thread)
-    public static class OneWord
-    {
-        private static final int LINE = 64;
-        private static final long FULL = 1L << 40;
-
-        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(3 * LINE));
-        int offset;
-
-        @Setup(Level.Trial)
-        public void setUp()
-        {
-            offset = (int)(LINE - (buffer.addressOffset() & (LINE - 1))) + LINE;
-            buffer.putLongVolatile(offset, FULL);
-        }
-
-        /** @return 0, having taken one from the word (refilled when it runs out, as a lease is). */
-        long spend()
-        {
-            while (true)
-            {
-                final long balance = buffer.getLongVolatile(offset);
-                final long next = balance > 0 ? balance - 1 : FULL;
-                if (buffer.compareAndSetLong(offset, balance, next))
-                {
-                    return 0;
-                }
-            }
-        }
-    }
-
     /**
      * The alternative to leases: a Lua token bucket in Redis called on every check (RedisBenchmark's script),
      * through Lettuce's synchronous API on one shared connection, as a broker using Lettuce would call it.
@@ -285,47 +249,5 @@ public class ClusterBenchmark
             lua.refused++;
         }
         return result;
-    }
-
-    /** A Lettuce connection and the per-check script, for {@link #luaPerCheckLettuce} only. */
-    @State(Scope.Benchmark)
-    public static class LuaClient
-    {
-        private static final String[] KEYS = RedisBenchmark.KEYS.toArray(new String[0]);
-        private static final String[] ARGS = RedisBenchmark.ARGS.toArray(new String[0]);
-
-        RedisCalls redis;
-        RedisCommands<String, String> commands;
-        String sha;
-        volatile long refused;
-
-        @Setup(Level.Trial)
-        public void setUp()
-        {
-            redis = RedisCalls.connect();
-            commands = redis.connection.sync();
-            sha = commands.scriptLoad(RedisBenchmark.script());
-            if (check() != 1L)
-            {
-                redis.close();
-                throw new IllegalStateException("the Redis token bucket refused in the sanity check");
-            }
-        }
-
-        long check()
-        {
-            final Long result = commands.evalsha(sha, ScriptOutputType.INTEGER, KEYS, ARGS);
-            return result;
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown()
-        {
-            redis.close();
-            if (refused != 0)
-            {
-                throw new IllegalStateException("the Redis token bucket refused " + refused + " checks");
-            }
-        }
     }
 }
