@@ -1,5 +1,6 @@
 package dev.floodgate.tools.cluster;
 
+import dev.floodgate.ClusterStats;
 import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.load.Exactness;
 import io.lettuce.core.RedisException;
@@ -15,8 +16,8 @@ import java.util.Map;
  * the server's clock at the end counted the time it took to get there, 18-37 tokens of refill in a 1 s run at 1,000 a
  * second, found by review): EXACT when equal, WITHIN when short by no more than the leases the nodes may hold unspent
  * (three leases and three quarters per node: see {@link #print}), WRONG when over the allowance or further
- * under, NOT_TESTED when no identifier was refused or attempted more than its allowance (the quota never had to
- * refuse, so nothing about it was shown). Round trips are the server's script calls over the run, beside
+ * under, NOT_TESTED when the cluster refused no identifier and none attempted more than its allowance (the quota
+ * never had to refuse, so nothing about it was shown). Round trips are the server's script calls over the run, beside
  * admitted / lease: they follow the tokens admitted, not the checks.
  */
 public final class ClusterTally
@@ -86,9 +87,14 @@ public final class ClusterTally
      * @param out    where the lines go.
      * @param totals the workers' per-key totals ({@link Exactness#merge}); only the quota's action counts.
      * @param nodes  table files (nodes) that leased.
+     * @param checks the nodes' checks as the cluster answered them over the run (their files' counters, summed):
+     *               a refusal shows the quota only when the cluster refused something; a check refused for want
+     *               of a lease (no lease within its 50 ms wait: a cold JVM on a loaded host, Redis slow or down)
+     *               shows nothing about it.
      * @return the verdict, printed as the last line.
      */
-    public Verdict print(final PrintWriter out, final Map<String, Exactness.KeyTotal> totals, final int nodes)
+    public Verdict print(final PrintWriter out, final Map<String, Exactness.KeyTotal> totals, final int nodes,
+        final ClusterStats.Checks checks)
     {
         final long allowance = quota.allowance(runMs);
         // what a node may hold leased and unspent: three leases and a quarter for a moment, and half a lease more
@@ -111,9 +117,11 @@ public final class ClusterTally
             admitted += total.admitted();
             expected += allowed;
             over |= total.admitted() > allowed;
-            // a refusal shows the quota as much as an attempt over the allowance (found by review: a run whose
-            // cluster refused, short of the allowance by a node's unspent lease, was called not tested)
-            reached |= total.refused() > 0 || total.attempts() > allowance;
+            // a refusal by the cluster shows the quota as much as an attempt over the allowance (found by review: a
+            // run whose cluster refused, short of the allowance by a node's unspent lease, was called not tested);
+            // a fallback's does not (beside four CPU hogs a cold node's first lease missed its wait: 2 refusals of 4
+            // million checks made a run whose quota was never reached WITHIN)
+            reached |= checks.refused() > 0 && total.refused() > 0 || total.attempts() > allowance;
             shortBy = Math.max(shortBy, allowed - total.admitted());
         }
         out.printf("cluster  %,d per %s per identifier (%s), leased %,d at a time: over the run's %s the bucket " +
@@ -131,6 +139,12 @@ public final class ClusterTally
         else
         {
             out.println("round trips not visible (the server did not answer INFO commandstats)");
+        }
+        if (checks.fallbacksRefused() > 0)
+        {
+            out.printf("fallback %,d checks refused for want of a lease (none within a check's 50 ms wait: a cold " +
+                "JVM, Redis slow or unavailable); %,d refused by the cluster%n", checks.fallbacksRefused(),
+                checks.refused());
         }
         final Verdict verdict = over || shortBy > bound ? Verdict.WRONG : !reached ? Verdict.NOT_TESTED :
             shortBy == 0 ? Verdict.EXACT : Verdict.WITHIN;

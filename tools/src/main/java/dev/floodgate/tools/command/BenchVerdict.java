@@ -1,6 +1,7 @@
 package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.cluster.ClusterTally;
 import dev.floodgate.tools.format.Durations;
@@ -47,7 +48,7 @@ record BenchVerdict(Action action, long perKey, long windowMs, boolean checkable
             "table%n", verdict.admitted(), verdict.attempts(), verdict.keys(), verdict.refused(), verdict.blocked());
         if (tally != null)
         {
-            return clusterVerdict(out, tally, workers, verdict.refused(), verdict.blocked() +
+            return clusterVerdict(out, tally, result, verdict.refused(), verdict.blocked() +
                 result.degraded(action));
         }
         if (!checkable)
@@ -78,10 +79,12 @@ record BenchVerdict(Action action, long perKey, long windowMs, boolean checkable
     }
 
     /** With a cluster quota the node's exactness does not apply (the cluster refuses too): judge the cluster's. */
-    private static int clusterVerdict(final PrintWriter out, final ClusterTally tally,
-        final List<WorkerProcess> workers, final long refused, final long inTable)
+    private static int clusterVerdict(final PrintWriter out, final ClusterTally tally, final LoadResult result,
+        final long refused, final long inTable)
     {
-        final ClusterTally.Verdict verdict = tally.print(out, Exactness.merge(workers), 1);
+        final ClusterStats.Node node = result.cluster();
+        final ClusterTally.Verdict verdict = tally.print(out, Exactness.merge(result.workers()), 1,
+            new ClusterStats.Checks(node.refused(), node.fallbacksRefused(), node.fallbacksLocal()));
         if (refused != inTable)
         {
             out.printf("WRONG: the JVMs refused %,d, the table counts %,d%n", refused, inTable);

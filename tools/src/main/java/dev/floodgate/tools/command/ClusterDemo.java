@@ -1,6 +1,7 @@
 package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.reader.TableEntry;
@@ -100,7 +101,8 @@ final class ClusterDemo
             out.println();
             final long[] refusals = printPerNode(out, workers, tables);
             out.println();
-            final ClusterTally.Verdict verdict = tally[0].print(out, Exactness.merge(workers), nodes);
+            final ClusterTally.Verdict verdict = tally[0].print(out, Exactness.merge(workers), nodes,
+                new ClusterStats.Checks(refusals[3], refusals[4], refusals[5]));
             final boolean counted = refusals[0] == refusals[1] + refusals[2];
             out.printf("refusals %,d counted by the JVMs, %,d in the nodes' blocked counters, %,d unreachable%s%n",
                 refusals[0], refusals[1], refusals[2], counted ? "" : " - WRONG, they should add up");
@@ -126,13 +128,16 @@ final class ClusterDemo
         return args;
     }
 
-    /** @return refusals counted by the workers, in the tables' blocked counters, and unreachable. */
+    /**
+     * @return refusals counted by the workers, in the tables' blocked counters, unreachable; then the nodes' checks
+     * the cluster refused, refused for want of a lease, and admitted locally for want of one.
+     */
     private static long[] printPerNode(final PrintWriter out, final List<WorkerProcess> workers,
         final List<ScratchTable> tables)
     {
         final TextTable table = new TextTable(new String[] {"NODE", "PID", "CHECKS", "ADMITTED", "REFUSED", "BLOCKED"},
             new boolean[] {false, true, true, true, true, true});
-        final long[] sums = new long[5];
+        final long[] sums = new long[8];
         for (final WorkerProcess worker : workers)
         {
             long admitted = 0;
@@ -146,7 +151,12 @@ final class ClusterDemo
             long degraded;
             try (FloodgateReader reader = FloodgateReader.open(tables.get(worker.index() - 1).file()))
             {
-                for (final TableEntry entry : reader.entries())
+                final List<TableEntry> entries = reader.entries();
+                final ClusterStats.Node cluster = reader.cluster(entries);
+                sums[5] += cluster.refused();
+                sums[6] += cluster.fallbacksRefused();
+                sums[7] += cluster.fallbacksLocal();
+                for (final TableEntry entry : entries)
                 {
                     if (entry.kind() == EntryKind.BLOCKED && entry.action() == ACTION && !entry.tombstoned())
                     {
@@ -166,6 +176,6 @@ final class ClusterDemo
         table.row("total", "", String.format("%,d", sums[0]), String.format("%,d", sums[1]),
             String.format("%,d", sums[2]), String.format("%,d", sums[3]));
         table.print(out);
-        return new long[] {sums[2], sums[3], sums[4]};
+        return new long[] {sums[2], sums[3], sums[4], sums[5], sums[6], sums[7]};
     }
 }

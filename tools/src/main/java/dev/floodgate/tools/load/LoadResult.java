@@ -1,6 +1,7 @@
 package dev.floodgate.tools.load;
 
 import dev.floodgate.Action;
+import dev.floodgate.ClusterStats;
 import dev.floodgate.reader.EntryState;
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.reader.TableEntry;
@@ -19,9 +20,11 @@ import java.util.Map;
  * @param states    each entry's bucket or window state, computed with the engine's arithmetic.
  * @param degraded  per action, the checks that ran degraded.
  * @param oneWindow false when a window-door run crossed a window boundary (its expectation is then wrong).
+ * @param cluster   the node's cluster figures after the run (its checks the cluster refused or answered by the
+ *                  fallback); {@link ClusterStats.Node#NONE}'s zeros without a cluster quota.
  */
 public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, Map<TableEntry, EntryState> states,
-    long[] degraded, boolean oneWindow)
+    long[] degraded, boolean oneWindow, ClusterStats.Node cluster)
 {
     /**
      * Runs the workers against the scratch table (see {@link LoadRun}) and reads the table afterwards.
@@ -81,7 +84,7 @@ public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, 
             final long now = System.nanoTime();
             entries.forEach(entry -> states.put(entry, reader.state(entry, now)));
             return new LoadResult(workers, entries, states, degraded, alignment == null ||
-                alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]));
+                alignment.windowNumber(startEnd[0]) == alignment.windowNumber(startEnd[1]), reader.cluster(entries));
         }
     }
 
