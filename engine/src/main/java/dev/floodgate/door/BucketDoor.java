@@ -121,7 +121,7 @@ final class BucketDoor
                 if (cluster != CheckResult.ADMITTED)
                 {
                     // the cluster refused what the node admitted: the node's tokens go back
-                    BucketGiveBack.giveBack(slot.bucket, slot.entry, doors.ticker.nanos(), cost, slot.generation,
+                    BucketGiveBack.giveBack(slot.bucket, slot.entry, doors.ticker, cost, slot.generation,
                         start);
                 }
                 return cluster;

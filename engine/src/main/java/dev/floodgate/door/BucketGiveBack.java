@@ -90,7 +90,12 @@ final class BucketGiveBack
      * Gives back {@code cost} tokens a {@link #claimStart} took: the part of its debt still ahead of the clock, never
      * leaving the bucket fuller than full, and only while the generation (so the units) is unchanged.
      *
-     * @param nowNanos   monotonic time, now.
+     * <p>The clock is read after the TAT word on every attempt, as {@link TokenBucket#tryAcquire} reads it: the bound
+     * above needs a "now" no earlier than any claim the word holds. Read once before the loop, a thread descheduled
+     * after that read gave back what refilled meanwhile on top of a check's claim (capacity 10: 5 + 10 admitted within
+     * 500 ms; found by review, {@code ChargeGiveBackClockTest}).
+     *
+     * @param clock      monotonic time.
      * @param cost       tokens claimed.
      * @param generation the generation of the claim.
      * @param start      where the claim's debt started ({@link #claimStart}).
@@ -98,24 +103,24 @@ final class BucketGiveBack
      * generation moved (a conversion carried the claim into new units as debt, or the entry was reclaimed) or a
      * conversion holds the word: the claim stays counted with the entry (refuses more, never admits more).
      */
-    static boolean giveBack(final TokenBucket bucket, final Entry entry, final long nowNanos, final long cost,
+    static boolean giveBack(final TokenBucket bucket, final Entry entry, final Ticker clock, final long cost,
         final long generation, final long start)
     {
-        final long now = nowNanos * bucket.scale;
         final long span = bucket.span;
-        final long ahead = start + cost * bucket.interval - now; // the claim's debt not yet elapsed
-        if (ahead <= 0 || ahead > span + span)
-        {
-            return true; // elapsed whole: nothing of it is owed any more (or a clock from before the claim)
-        }
-        final long amount = Math.min(ahead, cost * bucket.interval);
         while (true)
         {
             final long tat = BucketWords.tatVolatile(entry);
+            final long now = clock.nanos() * bucket.scale; // after the word, before the generation test
+            final long ahead = start + cost * bucket.interval - now; // the claim's debt not yet elapsed
+            if (ahead <= 0 || ahead > span + span)
+            {
+                return true; // elapsed whole: nothing of it is owed any more (or a clock from before the claim)
+            }
             if (!entry.isCurrentAcquire(generation) || tat == TokenBucket.FROZEN)
             {
                 return false;
             }
+            final long amount = Math.min(ahead, cost * bucket.interval);
             final long raw = tat - now;
             if (raw <= 0 || raw > span + span)
             {

@@ -215,7 +215,7 @@ final class Charges
             final Charge c = charges.get(i);
             if (c.bucket())
             {
-                charging.held[i] = !BucketGiveBack.giveBack(slot.bucket, slot.entry, doors.ticker.nanos(), c.cost(),
+                charging.held[i] = !BucketGiveBack.giveBack(slot.bucket, slot.entry, doors.ticker, c.cost(),
                     slot.generation, charging.starts[i]);
             }
             else

@@ -124,7 +124,7 @@ class EntryReuseTest
         assertEquals(TokenBucket.STALE, bucket.tryAcquire(entry, ticker, 1, GENERATION));
         assertEquals(BucketGiveBack.NOT_CLAIMED, BucketGiveBack.claimStart(bucket, entry, ticker, 1, GENERATION));
         assertEquals(TokenBucket.STALE, BucketGiveBack.refusal(bucket, entry, ticker, 1, GENERATION));
-        BucketGiveBack.giveBack(bucket, entry, NOW, 1, GENERATION, start);
+        BucketGiveBack.giveBack(bucket, entry, ticker, 1, GENERATION, start);
         assertArrayEquals(before, memory);
     }
 }

@@ -221,7 +221,7 @@ class TokenBucketTest
         {
             assertEquals(Floodgate.ADMITTED, bucket.tryAcquire(entry, () -> half, between, 0), "half refilled");
         }
-        BucketGiveBack.giveBack(bucket, entry, half, limit, 0, claimed);
+        BucketGiveBack.giveBack(bucket, entry, () -> half, limit, 0, claimed);
         assertEquals(limit - between, bucket.available(BucketWords.tatVolatile(entry), half),
             "as if the claim given back had never been made");
     }
