@@ -52,11 +52,14 @@ final class BucketConversion
      * @param windowMs       the policy's window.
      * @param to             the policy's bucket arithmetic.
      * @param version        the policy's version.
-     * @param nowNanos       monotonic time.
+     * @param clock          monotonic time, read once the word is frozen: checks in the old units claim until then,
+     *                       and a reading from before one of their claims judged its word with a stale "now" (a
+     *                       converter descheduled after it for over a window forgave every token spent: the debt read
+     *                       as a wrapped idle word; found by review, {@code ConversionClockTest}).
      * @param steps          {@link #STEPS}; fewer stops there, as a kill would.
      */
     static void run(final Entry value, final LongSupplier nextGeneration, final long limit,
-        final long windowMs, final TokenBucket to, final long version, final long nowNanos, final int steps)
+        final long windowMs, final TokenBucket to, final long version, final LongSupplier clock, final int steps)
     {
         if (BucketWords.tatVolatile(value) == TokenBucket.FROZEN)
         {
@@ -79,6 +82,7 @@ final class BucketConversion
                 BucketWords.putConversionTat(value, tat);
             }
             while (!BucketWords.casTat(value, tat, TokenBucket.FROZEN));
+            final long nowNanos = clock.getAsLong(); // after the freeze: no claim lands on the word any more
             if (steps < 2)
             {
                 return;

@@ -49,7 +49,7 @@ class BucketConversionTest
         final int steps)
     {
         BucketConversion.run(new Entry(value), generations::incrementAndGet, limit, windowMs, new TokenBucket(limit, windowMs),
-            version, ticker.nanos(), steps);
+            version, ticker::nanos, steps);
     }
 
     private static long available(final UnsafeBuffer value, final long nowNanos)

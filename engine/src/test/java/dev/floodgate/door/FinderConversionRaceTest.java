@@ -58,7 +58,7 @@ class FinderConversionRaceTest
                 {
                     final TokenBucket to = units[(int)(version % 3)];
                     BucketConversion.run(entry, table.header()::nextGeneration, limitOf(version), WINDOW_MS, to,
-                        version, NOW, BucketConversion.STEPS);
+                        version, () -> NOW, BucketConversion.STEPS);
                     conversions.lazySet(version);
                 }
             });

@@ -35,7 +35,7 @@ public final class KilledConversion
         {
             final Resolved found = table.lookup().peek(Entry.KIND_BUCKET, action, identifier);
             BucketConversion.run(found.entry(), table.header()::nextGeneration, limit, windowMs,
-                new TokenBucket(limit, windowMs), found.version() + 1, nowNanos, steps);
+                new TokenBucket(limit, windowMs), found.version() + 1, () -> nowNanos, steps);
         }
     }
 
@@ -43,7 +43,7 @@ public final class KilledConversion
     public static void convert(final Entry entry, final java.util.function.LongSupplier generations, final long limit,
         final long windowMs, final long version, final long nowNanos)
     {
-        BucketConversion.run(entry, generations, limit, windowMs, new TokenBucket(limit, windowMs), version, nowNanos,
+        BucketConversion.run(entry, generations, limit, windowMs, new TokenBucket(limit, windowMs), version, () -> nowNanos,
             BucketConversion.STEPS);
     }
 
@@ -51,7 +51,7 @@ public final class KilledConversion
     public static void convert(final Entry entry, final java.util.function.LongSupplier generations, final long limit,
         final long windowMs, final long version, final long nowNanos, final int steps)
     {
-        BucketConversion.run(entry, generations, limit, windowMs, new TokenBucket(limit, windowMs), version, nowNanos,
+        BucketConversion.run(entry, generations, limit, windowMs, new TokenBucket(limit, windowMs), version, () -> nowNanos,
             steps);
     }
 }

@@ -1,0 +1,141 @@
+package dev.floodgate;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Review (review-bucket): a bucket's conversion to new units reads the clock before it freezes the TAT word
+ * ({@code SlotResolver.upgrade} passes {@code ticker.nanos()} to {@code BucketConversion.run}), while checks in the old
+ * units keep claiming lock-free until the freeze. A converter descheduled after that read for more than a window
+ * then judges a word a later claim moved with a stale "now": the debt reads as more than twice the capacity, which
+ * the bucket's arithmetic takes for a word idle long enough to wrap, and the conversion forgives every token spent.
+ *
+ * <p>Deterministic: thread B's check in the old units (10 per second) is held in its clock read until the main
+ * thread's conversion (to 20 per second) has read its clock; that read returns the time it had, the clock moves 1.5 s
+ * and B claims all 10 tokens before the converter goes on. At that one instant the bucket of 20 admitted 10 + 1 + 19.
+ */
+@Timeout(60)
+class ConversionClockTest
+{
+    private static final long MS = 1_000_000L;
+    private static final long START_MS = 7_200_000;
+
+    @TempDir
+    Path dir;
+
+    private Floodgate gate;
+
+    @AfterEach
+    void close()
+    {
+        if (gate != null)
+        {
+            gate.close();
+        }
+    }
+
+    /**
+     * A manual ticker: thread {@code held}'s read from {@code tryAcquire} waits for {@code release}; the main thread's
+     * read from a conversion ({@code upgrade}, by its stack) runs {@code action} and returns the time from before it.
+     */
+    private static final class ConversionTicker implements Ticker
+    {
+        final ManualTicker time = new ManualTicker(START_MS * MS);
+        final CountDownLatch heldReading = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile Thread held;
+        volatile Thread converter;
+        volatile Runnable action;
+
+        @Override
+        public long nanos()
+        {
+            final Thread me = Thread.currentThread();
+            if (me == held && release.getCount() > 0 && on("tryAcquire"))
+            {
+                heldReading.countDown();
+                try
+                {
+                    assertTrue(release.await(30, TimeUnit.SECONDS));
+                }
+                catch (final InterruptedException ex)
+                {
+                    throw new AssertionError(ex);
+                }
+                return time.nanos();
+            }
+            final long read = time.nanos();
+            final Runnable a = action;
+            if (a != null && me == converter && on("upgrade"))
+            {
+                action = null;
+                a.run();
+            }
+            return read;
+        }
+
+        private static boolean on(final String method)
+        {
+            return StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getMethodName().equals(method)));
+        }
+    }
+
+    private FloodgateConfig config(final ConversionTicker ticker, final long limit)
+    {
+        return FloodgateConfig.builder().file(dir.resolve("c.map")).capacity(1_000).ticker(ticker)
+            .limit(Action.PUBLISH, limit, 1_000).build();
+    }
+
+    @Test
+    void shouldKeepTheTokensAClaimTookWhileTheConverterWasDescheduledAfterItsClockRead() throws Exception
+    {
+        final ConversionTicker ticker = new ConversionTicker();
+        gate = Floodgate.open(config(ticker, 10));
+        assertEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.PUBLISH)); // the entry, and B's warm slot
+        ticker.time.advanceMs(1_000); // full again
+
+        final AtomicLong byB = new AtomicLong(Long.MIN_VALUE);
+        final Thread b = new Thread(() -> byB.set(gate.checkLimit("k", Action.PUBLISH, 10)));
+        ticker.held = b;
+        b.start();
+        assertTrue(ticker.heldReading.await(30, TimeUnit.SECONDS), "B loaded the word in the old units");
+
+        gate.reconfigure(config(ticker, 20)); // 20 per second: the next check converts the entry
+        ticker.converter = Thread.currentThread();
+        ticker.action = () ->
+        {
+            ticker.time.advanceMs(1_500); // the converter is descheduled after its clock read
+            ticker.release.countDown();
+            try
+            {
+                b.join(30_000);
+            }
+            catch (final InterruptedException ex)
+            {
+                throw new AssertionError(ex);
+            }
+        };
+        final long first = gate.checkLimit("k", Action.PUBLISH); // converts, then claims 1
+        assertTrue(ticker.action == null, "the action ran inside the conversion's clock read");
+        assertTrue(!b.isAlive());
+
+        long admitted = (byB.get() == Floodgate.ADMITTED ? 10 : 0) + (first == Floodgate.ADMITTED ? 1 : 0);
+        while (gate.checkLimit("k", Action.PUBLISH) == Floodgate.ADMITTED)
+        {
+            admitted++;
+            assertTrue(admitted <= 100, "no end");
+        }
+        assertTrue(admitted <= 20, "a bucket of 20 per second admitted " + admitted + " at one instant (B: " +
+            byB.get() + ", the converting check: " + first + ")");
+    }
+}
