@@ -169,10 +169,14 @@ public final class Janitor
             final boolean[] done = {false};
             writeLocked(key, value ->
             {
-                final long t = ticker.nanos();
                 final boolean orphanedBlocked = value.kind() == Entry.KIND_BLOCKED &&
                     value.actionOrdinal() == Action.DASHBOARD_API.ordinal();
                 final long sum = value.stateSumVolatile(); // before the idle test: see Entry.tombstoneVolatile
+                // the clock after the fingerprint's loads: checks claim without the lock, and a reading from before
+                // one of their claims judged its word with a stale now (a janitor descheduled over two windows took an
+                // emptied bucket's debt for a wrapped idle word and reaped it; found by review, JanitorIdleClockTest).
+                // A claim after the fingerprint is outside it: the entry is revived when its grace ends.
+                final long t = ticker.nanos();
                 if (!value.isTombstonedVolatile() && (orphanedBlocked || isIdle(value, t)))
                 {
                     value.tombstoneVolatile(t, sum);
