@@ -69,7 +69,7 @@ public final class TokenBucket
         }
         final long windowNs = windowMs * NANOS_PER_MS;
         final long scale = limit / gcd(limit, windowNs);
-        return scale <= MAX_SCALE && windowNs * scale <= MAX_SPAN;
+        return scale <= MAX_SCALE && windowNs <= MAX_SPAN / scale; // a product could wrap: units from a damaged file
     }
 
     /**
