@@ -51,9 +51,9 @@ public final class WatchCommand implements Callable<Integer>
         description = "Refresh interval, e.g. 1s or 500ms (default ${DEFAULT-VALUE}).")
     private String interval;
 
-    @Option(names = "--iterations", paramLabel = "N", defaultValue = "0",
-        description = "Stop after N refreshes (default: never).")
-    private long iterations;
+    /** Null: until Ctrl-C. Not 0 for that: a typed 0 (a script's "$N") would silently mean "forever". */
+    @Option(names = "--iterations", paramLabel = "N", description = "Stop after N refreshes (default: never).")
+    private Long iterations;
 
     @Option(names = "--no-clear", description = "Do not clear the screen between refreshes.")
     private boolean noClear;
@@ -74,16 +74,16 @@ public final class WatchCommand implements Callable<Integer>
         {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--interval " + ex.getMessage());
         }
-        if (n < 0 || iterations < 0)
+        if (iterations != null && iterations < 1)
         {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n and --iterations: expected 0 " +
-                "or more");
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--iterations " + iterations +
+                ": expected 1 or more (leave it out to refresh until Ctrl-C)");
         }
         final PrintWriter out = spec.commandLine().getOut();
         // A terminal only: escape codes in a pipe or a log file are noise.
         final boolean clear = !noClear && !json && System.console() != null;
         long next = System.nanoTime();
-        for (long i = 0; iterations == 0 || i < iterations; i++)
+        for (long i = 0; iterations == null || i < iterations; i++)
         {
             final TableReading report;
             try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
@@ -102,7 +102,7 @@ public final class WatchCommand implements Callable<Integer>
             {
                 return ExitCode.REFUSED;
             }
-            if (iterations != 0 && i + 1 == iterations)
+            if (iterations != null && i + 1 == iterations)
             {
                 break;
             }
