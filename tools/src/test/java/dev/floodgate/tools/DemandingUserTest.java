@@ -1,5 +1,7 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,5 +42,22 @@ class DemandingUserTest
                 watch::toString);
             assertEquals("", watch.out(), watch::toString);
         }
+    }
+
+    /**
+     * {@code policy} on a table no JVM has opened yet (made by {@code Floodgate.createFile}, as a provisioning
+     * step does) printed {@code auth limit=0 window_ms=0} for every action: every quota read as switched off (and
+     * a login control cannot be), while {@code reset} and {@code policy set} on the same file say it has no policy
+     * yet.
+     */
+    @Test
+    void policySaysATableHasNoPolicyYetRatherThanShowingEveryLimitOff()
+    {
+        final Path table = dir.resolve("new.map");
+        Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(1000).build());
+        final Cli.Result policy = Cli.run("policy", "--file", table.toString());
+        assertEquals(0, policy.code(), policy::toString);
+        assertTrue(policy.out().contains("no policy yet"), policy::toString);
+        assertFalse(policy.out().contains("limit=0"), policy::toString);
     }
 }

@@ -52,6 +52,11 @@ public final class PolicyCommand implements Callable<Integer>
         {
             out.println(json(policy));
         }
+        else if (policy.generation() == 0)
+        {
+            // a table made but never opened (Floodgate.createFile): its zeros are no limits, not limits switched off
+            out.println("generation 0: no policy yet (the first JVM to open the table publishes its configuration)");
+        }
         else
         {
             out.print(policy.describe());
