@@ -60,4 +60,24 @@ class DemandingUserTest
         assertTrue(policy.out().contains("no policy yet"), policy::toString);
         assertFalse(policy.out().contains("limit=0"), policy::toString);
     }
+
+    /**
+     * {@code bench --door bucket --limit 1000003} was refused as "--limit 1000003: expected 1 to 4398046511103
+     * that the token bucket can represent per 604800000 ms": the value is inside the range it names, so the
+     * message did not say what the bucket needs (at most 2^34 - 1, and limit / gcd(limit, window in ns) at most
+     * 1024).
+     */
+    @Test
+    void benchSaysWhatTheBucketNeedsOfALimitItCannotRepresent()
+    {
+        for (final String limit : new String[] {"1000003", "4398046511103"})
+        {
+            final Cli.Result bench = Cli.run("bench", "--door", "bucket", "--limit", limit, "--processes", "1",
+                "--threads", "1", "--keys", "1", "--duration", "1s", "--file", dir.resolve("b.map").toString());
+            assertEquals(2, bench.code(), bench::toString);
+            assertTrue(bench.err().startsWith("floodgate bench: --limit " + limit + ": "), bench::toString);
+            assertFalse(bench.err().contains("expected 1 to 4398046511103"), bench::toString);
+            assertTrue(bench.err().contains("17179869183") && bench.err().contains("1024"), bench::toString);
+        }
+    }
 }

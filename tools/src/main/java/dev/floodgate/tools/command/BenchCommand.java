@@ -55,6 +55,8 @@ public final class BenchCommand implements Callable<Integer>
     private static final long KEY_BYTES = 128;
     /** Most threads x keys per worker: 64 MB of counters on top of its heap. */
     static final long MAX_THREAD_KEYS = 4_000_000L;
+    /** The exact bucket's largest limit (README: 2^34 - 1), for the error of a --limit it cannot represent. */
+    private static final long BUCKET_MAX_LIMIT = (1L << 34) - 1;
 
     @Spec
     private CommandSpec spec;
@@ -114,10 +116,17 @@ public final class BenchCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--cluster-limit " + quota.limit() + ": expected at " +
                 "most the node's limit per key, " + perKey + ", which would bind first (raise --limit)");
         }
-        if (perKey < 1 || perKey > FloodgateConfig.MAX_LIMIT || bucket && !FloodgateConfig.isExactBucketRate(perKey, windowMs))
+        if (perKey < 1 || perKey > FloodgateConfig.MAX_LIMIT)
         {
             throw new ParameterException(spec.commandLine(), "--limit " + perKey + ": expected 1 to " +
-                FloodgateConfig.MAX_LIMIT + (bucket ? " that the token bucket can represent per " + windowMs + " ms" : ""));
+                FloodgateConfig.MAX_LIMIT);
+        }
+        if (bucket && !FloodgateConfig.isExactBucketRate(perKey, windowMs))
+        {
+            // inside the range above, so say what the bucket itself needs (the configuration's rule)
+            throw new ParameterException(spec.commandLine(), "--limit " + perKey + ": the token bucket cannot " +
+                "represent " + perKey + " per " + windowMs + " ms exactly; expected at most " + BUCKET_MAX_LIMIT +
+                " with limit / gcd(limit, window in ns) at most 1024 (e.g. 1000 or 1024)");
         }
         if (quota != null && !ServerConnection.answers(quota.uri()))
         {
