@@ -80,4 +80,18 @@ class DemandingUserTest
             assertTrue(bench.err().contains("17179869183") && bench.err().contains("1024"), bench::toString);
         }
     }
+
+    /**
+     * {@code dump --identifier ''} (a script's {@code --identifier "$ID"} with ID unset) printed "0 entries", exit
+     * 0, as if the identifier had no state: no identifier is empty (the engine refuses one, and so does
+     * {@code reset}), so it is a usage error.
+     */
+    @Test
+    void dumpRefusesAnEmptyIdentifier()
+    {
+        final Cli.Result dump = Cli.run("dump", "--identifier", "", "--file", dir.resolve("absent.map").toString());
+        assertEquals(2, dump.code(), dump::toString);
+        assertTrue(dump.err().contains("'--identifier'") && dump.err().contains("''"), dump::toString);
+        assertEquals("", dump.out(), dump::toString);
+    }
 }

@@ -13,7 +13,7 @@ public final class EntryFilter
         description = "Only this action: auth, dashboard_auth, dashboard_api, publish, subscribe.")
     private Action action;
 
-    @Option(names = "--identifier", paramLabel = "ID",
+    @Option(names = "--identifier", paramLabel = "ID", converter = IdentifierConverter.class,
         description = "Only this identifier (exact; an identifier longer than the stored label matches its label).")
     private String identifier;
 
@@ -30,6 +30,24 @@ public final class EntryFilter
         return (action == null || entry.action() == action) && (kind == null || entry.kind() == kind) &&
             (identifier == null || identifier.equals(entry.label()) ||
             entry.labelCut() && identifier.startsWith(entry.label()));
+    }
+
+    /**
+     * Refuses an empty {@code --identifier}: no identifier is empty (the engine refuses one), so it would match
+     * nothing and read as "no state" (a script's unset {@code "$ID"}).
+     */
+    public static final class IdentifierConverter implements picocli.CommandLine.ITypeConverter<String>
+    {
+        @Override
+        public String convert(final String value)
+        {
+            if (value.isEmpty())
+            {
+                throw new picocli.CommandLine.TypeConversionException("'': expected an identifier (at least one " +
+                    "character)");
+            }
+            return value;
+        }
     }
 
     /** Parses {@code --kind}; an unknown kind is a usage error. */
