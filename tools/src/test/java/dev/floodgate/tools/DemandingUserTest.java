@@ -94,4 +94,21 @@ class DemandingUserTest
         assertTrue(dump.err().contains("'--identifier'") && dump.err().contains("''"), dump::toString);
         assertEquals("", dump.out(), dump::toString);
     }
+
+    /**
+     * {@code bench --cluster-redis URI --cluster-window 100000m} was refused in the engine's words, "--cluster-redis
+     * URI --cluster-limit 1000 per 6000000000 ms: publish_cluster_rate_window_ms=6000000000: expected ... from 0 to
+     * 604800000 (0: no cluster quota)": neither the option typed nor its value, and a 0 the option refuses.
+     */
+    @Test
+    void benchNamesAClusterWindowAboveSevenDaysAsTyped()
+    {
+        final Cli.Result bench = Cli.run("bench", "--cluster-redis", "redis://127.0.0.1:1", "--cluster-window",
+            "100000m", "--processes", "1", "--threads", "1", "--keys", "1", "--duration", "1s", "--file",
+            dir.resolve("b.map").toString());
+        assertEquals(2, bench.code(), bench::toString);
+        assertTrue(bench.err().startsWith("floodgate bench: --cluster-window '100000m': "), bench::toString);
+        assertTrue(bench.err().contains("10080m"), bench::toString);
+        assertFalse(bench.err().contains("cluster_rate_window_ms"), bench::toString);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.floodgate.tools.cluster;
 
 import dev.floodgate.Action;
+import dev.floodgate.FloodgateConfig;
 import dev.floodgate.tools.format.Durations;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -66,9 +67,11 @@ public final class ClusterOptions
         {
             throw new ParameterException(spec.commandLine(), "--cluster-window " + ex.getMessage());
         }
-        if (windowMs < 1)
+        if (windowMs < 1 || windowMs > FloodgateConfig.MAX_WINDOW_MS)
         {
-            throw new ParameterException(spec.commandLine(), "--cluster-window '" + window + "': expected at least 1ms");
+            // in the option's words: the engine's would name its key, in ms, and a 0 this option refuses
+            throw new ParameterException(spec.commandLine(), "--cluster-window '" + window + "': expected 1ms to " +
+                "7 days (" + TimeUnit.MILLISECONDS.toMinutes(FloodgateConfig.MAX_WINDOW_MS) + "m)");
         }
         return ClusterQuota.of(uri, action, limit, windowMs, lease,
             message -> new ParameterException(spec.commandLine(), message));
