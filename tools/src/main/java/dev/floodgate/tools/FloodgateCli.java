@@ -144,10 +144,24 @@ public final class FloodgateCli implements Runnable
         }
     }
 
+    /**
+     * Gives every command the top command's version: each offers {@code -V, --version} (the standard help
+     * options), which printed an empty line where the command declared no version of its own.
+     */
+    private static void shareVersion(final CommandLine commandLine, final String[] version)
+    {
+        for (final CommandLine sub : commandLine.getSubcommands().values())
+        {
+            sub.getCommandSpec().version(version);
+            shareVersion(sub, version);
+        }
+    }
+
     /** @return the configured command line: exit codes and one-line error messages. */
     public static CommandLine newCommandLine()
     {
         final CommandLine commandLine = new CommandLine(new FloodgateCli());
+        shareVersion(commandLine, commandLine.getCommandSpec().version());
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         acceptAsciiWholeNumbersOnly(commandLine);
         HelpLayout.apply(commandLine);

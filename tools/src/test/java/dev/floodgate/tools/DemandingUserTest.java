@@ -111,4 +111,24 @@ class DemandingUserTest
         assertTrue(bench.err().contains("10080m"), bench::toString);
         assertFalse(bench.err().contains("cluster_rate_window_ms"), bench::toString);
     }
+
+    /**
+     * Every command's help offers "-V, --version  Print version information and exit.", but {@code floodgate dump
+     * -V} (or {@code policy set --version}) printed an empty line, exit 0: only the top command had a version.
+     */
+    @Test
+    void everyCommandThatOffersVersionPrintsIt()
+    {
+        final String version = Cli.run("--version").out().strip();
+        assertTrue(version.startsWith("floodgate "), version);
+        for (final String[] command : new String[][] {{"dump"}, {"stats"}, {"top"}, {"reset"}, {"watch"},
+            {"policy"}, {"policy", "set"}, {"demo"}, {"bench"}})
+        {
+            final String[] args = java.util.Arrays.copyOf(command, command.length + 1);
+            args[command.length] = "-V";
+            final Cli.Result run = Cli.run(args);
+            assertEquals(0, run.code(), run::toString);
+            assertEquals(version, run.out().strip(), String.join(" ", args));
+        }
+    }
 }
