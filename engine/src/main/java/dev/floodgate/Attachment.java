@@ -115,13 +115,14 @@ final class Attachment
             // never made here: a typo would leave a whole table behind, refused for want of a policy (found by review)
             throw new FloodgateFileException(config.file(), "no such file (a tool maps a table a broker made)", null);
         }
+        final boolean publish = !adopting && PolicyPublisher.publishAsked();
         final QuotaTable table = map(config);
         try
         {
             if (!adopting)
             {
                 warnOfCapacity(config, table);
-                PolicyPublisher.publishOrAdopt(table, config);
+                PolicyPublisher.publishOrAdopt(table, config, publish);
             }
             else if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)
             {

@@ -21,11 +21,14 @@ final class PolicyPublisher
     }
 
     /**
-     * Publishes the file's first policy, or this configuration's when {@code FLOODGATE_POLICY=publish}
-     * ({@code floodgate.policy=publish}); otherwise adopts the file's and logs each key where this JVM's
-     * configuration differs.
+     * Read before the file is mapped: a malformed value refused after mapping left a new table behind, with no
+     * policy (found by review).
+     *
+     * @return true when {@code FLOODGATE_POLICY=publish} ({@code floodgate.policy=publish}) asks an opening JVM
+     * to publish its configuration; false for {@code adopt} or unset.
+     * @throws IllegalArgumentException naming the value when it is neither.
      */
-    static void publishOrAdopt(final QuotaTable table, final FloodgateConfig config)
+    static boolean publishAsked()
     {
         final String wanted = System.getProperty(Floodgate.POLICY_PROPERTY, System.getenv(Floodgate.POLICY_ENV));
         final boolean publish = wanted != null && wanted.trim().equalsIgnoreCase("publish");
@@ -33,6 +36,15 @@ final class PolicyPublisher
         {
             throw new IllegalArgumentException(Floodgate.POLICY_PROPERTY + "='" + wanted + "': expected publish or adopt");
         }
+        return publish;
+    }
+
+    /**
+     * Publishes the file's first policy, or this configuration's when {@code publish} ({@link #publishAsked});
+     * otherwise adopts the file's and logs each key where this JVM's configuration differs.
+     */
+    static void publishOrAdopt(final QuotaTable table, final FloodgateConfig config, final boolean publish)
+    {
         final PolicyRegion region = new PolicyRegion(table.header(), Action.values().length);
         // A file that has a policy is adopted without the guard, read as checks read it: a stopped holder of the
         // guard (Ctrl-Z on `policy set`) made every broker's (re)start fail after 2 s (found by review). Only a

@@ -5,11 +5,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,6 +80,23 @@ class PolicyTest
         System.setProperty(Floodgate.POLICY_PROPERTY, "sometimes");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> open(config().build())).getMessage()
             .contains("floodgate.policy='sometimes'"));
+    }
+
+    /**
+     * A malformed {@code FLOODGATE_POLICY} ({@code floodgate.policy}) failed {@code open} only after the table was
+     * made: a broker that never started left a table with no policy behind (its {@code floodgate policy} read as
+     * every limit 0), and the next broker with the typo fixed adopted nothing it had chosen (found by a review of
+     * the embedder's input).
+     */
+    @Test
+    void shouldRefuseAMalformedPolicyChoiceBeforeMakingTheFile()
+    {
+        System.setProperty(Floodgate.POLICY_PROPERTY, "pubish");
+        final Path file = dir.resolve("new.map");
+        final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000).build();
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> open(config)).getMessage()
+            .contains("floodgate.policy='pubish'"));
+        assertFalse(Files.exists(file), "no table made by an open that was refused");
     }
 
     @Test
