@@ -131,4 +131,20 @@ class DemandingUserTest
             assertEquals(version, run.out().strip(), String.join(" ", args));
         }
     }
+
+    /**
+     * {@code demo} (and {@code bench}) run from a broker's shell with a mistyped {@code FLOODGATE_POLICY} failed
+     * with "cannot release worker: worker 1 still running, last error line: at
+     * dev.floodgate.tools.FloodgateCli.main(...)": the workers opened their scratch table under the broker's
+     * variable, died of it, and the operator was shown a stack trace's last line. The scratch table is the
+     * command's own, like the policy its workers publish, so the variable is not theirs to read.
+     */
+    @Test
+    void demoIsNotBrokenByABrokersPolicyVariable() throws Exception
+    {
+        final Cli.Result demo = CliProcess.run(dir, java.util.Map.of("FLOODGATE_POLICY", "pubish"), "demo",
+            "--seconds", "1", "--processes", "1", "--threads", "1");
+        assertEquals(0, demo.code(), demo::toString);
+        assertTrue(demo.out().contains("exact"), demo::toString);
+    }
 }

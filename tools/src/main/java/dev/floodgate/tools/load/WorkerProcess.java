@@ -1,5 +1,6 @@
 package dev.floodgate.tools.load;
 
+import dev.floodgate.Floodgate;
 import org.HdrHistogram.Histogram;
 
 import java.io.BufferedReader;
@@ -60,6 +61,9 @@ public final class WorkerProcess
             .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
             .redirectOutput(ProcessBuilder.Redirect.PIPE)
             .redirectInput(ProcessBuilder.Redirect.PIPE);
+        // The scratch table and the policy its workers publish are the command's own: a broker's FLOODGATE_POLICY
+        // in the operator's shell is not theirs to read (mistyped, it killed every worker; found by review).
+        builder.environment().remove(Floodgate.POLICY_ENV);
         return new WorkerProcess(index, builder.start(), log);
     }
 
