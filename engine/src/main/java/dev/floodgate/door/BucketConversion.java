@@ -1,5 +1,6 @@
 package dev.floodgate.door;
 
+import dev.floodgate.Ticker;
 import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 
@@ -59,7 +60,7 @@ final class BucketConversion
      * @param steps          {@link #STEPS}; fewer stops there, as a kill would.
      */
     static void run(final Entry value, final LongSupplier nextGeneration, final long limit,
-        final long windowMs, final TokenBucket to, final long version, final LongSupplier clock, final int steps)
+        final long windowMs, final TokenBucket to, final long version, final Ticker clock, final int steps)
     {
         if (BucketWords.tatVolatile(value) == TokenBucket.FROZEN)
         {
@@ -82,7 +83,7 @@ final class BucketConversion
                 BucketWords.putConversionTat(value, tat);
             }
             while (!BucketWords.casTat(value, tat, TokenBucket.FROZEN));
-            final long nowNanos = clock.getAsLong(); // after the freeze: no claim lands on the word any more
+            final long nowNanos = clock.nanos(); // after the freeze: no claim lands on the word any more
             if (steps < 2)
             {
                 return;

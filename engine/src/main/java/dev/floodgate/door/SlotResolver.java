@@ -93,6 +93,6 @@ final class SlotResolver
     private void upgrade(final Entry value, final FileHeader header, final ActionRule rule)
     {
         BucketConversion.run(value, header::nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,
-            ticker::nanos, BucketConversion.STEPS);
+            ticker, BucketConversion.STEPS);
     }
 }
