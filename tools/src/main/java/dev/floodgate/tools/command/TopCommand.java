@@ -45,10 +45,6 @@ public final class TopCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (n < 0)
-        {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n " + n + ": expected 0 or more");
-        }
         final List<TableEntry> top;
         try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
         {
