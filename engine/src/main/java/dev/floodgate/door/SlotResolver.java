@@ -10,6 +10,8 @@ import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
 import dev.floodgate.store.TableFullException;
 
+import java.util.function.LongSupplier;
+
 /**
  * A check's cold path: resolves an entry in the table under its segment lock (inserting it if absent, reviving
  * it if tombstoned, converting a bucket in older units: see {@link BucketDoor}) and caches its slot. A table
@@ -24,6 +26,8 @@ final class SlotResolver
     private final Ticker ticker;
     private final QuotaCache cache;
     private final Runnable onTableFull;
+    /** The file's generation source, made once: a conversion runs under the segment's guard, where nothing allocates. */
+    private final LongSupplier nextGeneration;
 
     SlotResolver(final QuotaTable table, final Ticker ticker, final QuotaCache cache, final Runnable onTableFull)
     {
@@ -32,6 +36,7 @@ final class SlotResolver
         this.ticker = ticker;
         this.cache = cache;
         this.onTableFull = onTableFull;
+        this.nextGeneration = table.header()::nextGeneration;
     }
 
     /**
@@ -89,10 +94,13 @@ final class SlotResolver
         return slot;
     }
 
-    /** Converts a bucket's TAT word to the rule's units; under the segment's update lock. See {@link BucketDoor}. */
+    /**
+     * Converts a bucket's TAT word to the rule's units; under the segment's update lock. See {@link BucketDoor}.
+     * {@code header} is the table's own, whose generation source this holds already.
+     */
     private void upgrade(final Entry value, final FileHeader header, final ActionRule rule)
     {
-        BucketConversion.run(value, header::nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,
+        BucketConversion.run(value, nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,
             ticker, BucketConversion.STEPS);
     }
 }
