@@ -122,6 +122,7 @@ final class Attachment
             if (!adopting)
             {
                 warnOfCapacity(config, table);
+                ClusterWiring.warnOfLimitsWithoutUri(config);
                 PolicyPublisher.publishOrAdopt(table, config, publish);
             }
             else if (new PolicyRegion(table.header(), Action.values().length).generationAcquire() == 0)

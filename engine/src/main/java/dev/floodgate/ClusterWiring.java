@@ -8,11 +8,14 @@ import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.SlotLocks;
 
 import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Makes a configuration's cluster quota (issue 12) into the doors' {@link ClusterGate}: the Redis client is
  * loaded by name, here and only when {@code cluster_redis_uri} is set, so an engine without a cluster quota
- * needs neither Lettuce nor Redis. Stateless.
+ * needs neither Lettuce nor Redis. Also says when a configuration sets a cluster limit without that URI, which
+ * leaves it without effect. Stateless.
  */
 final class ClusterWiring
 {
@@ -72,6 +75,40 @@ final class ClusterWiring
     }
 
     private static final String NODE_LABEL = "floodgate.cluster.node";
+
+    /**
+     * A blank {@code cluster_redis_uri} means no cluster quota at all, whatever the per-action keys say: an operator
+     * who set {@code publish_cluster_rate_limit} and forgot the URI would otherwise run on the node's quota alone
+     * and never be told. Logs one warning naming the keys that are set and have no effect; nothing when none is.
+     */
+    static void warnOfLimitsWithoutUri(final FloodgateConfig config)
+    {
+        final List<String> keys = limitsWithoutUri(config);
+        if (!keys.isEmpty())
+        {
+            System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: {1} set, but {2} is blank, " +
+                "so no cluster quota is in force: the node''s quota alone applies; set {2} to lease from Redis, or " +
+                "unset {1}", config.file(), String.join(", ", keys), ClusterKeys.REDIS_URI);
+        }
+    }
+
+    /** @return the cluster limit keys of the actions whose cluster quota is on but for want of a URI. */
+    static List<String> limitsWithoutUri(final FloodgateConfig config)
+    {
+        final List<String> keys = new ArrayList<>();
+        if (config.clusterRedisUri().isEmpty())
+        {
+            for (final Action action : Action.values())
+            {
+                final FloodgateConfig.Limit limit = config.clusterLimit(action);
+                if (ClusterKeys.isOn(limit.limit(), limit.windowMs()))
+                {
+                    keys.add(ClusterKeys.limitKey(action));
+                }
+            }
+        }
+        return keys;
+    }
 
     private static LeaseSource source(final String uri, final long[] limits, final long[] windows, final String node)
     {
