@@ -30,11 +30,24 @@ final class PolicyPublisher
      */
     static boolean publishAsked()
     {
-        final String wanted = System.getProperty(Floodgate.POLICY_PROPERTY, System.getenv(Floodgate.POLICY_ENV));
+        return publishAsked(System.getProperty(Floodgate.POLICY_PROPERTY), System.getenv(Floodgate.POLICY_ENV));
+    }
+
+    /**
+     * @param property the system property's value, which wins when set (blank included, as for every key).
+     * @param env      the environment variable's value.
+     * @return as {@link #publishAsked()}.
+     * @throws IllegalArgumentException naming the value and where it came from, the property or the variable: an
+     * operator who set {@code FLOODGATE_POLICY} was told of {@code floodgate.policy}, which they never set.
+     */
+    static boolean publishAsked(final String property, final String env)
+    {
+        final String wanted = property != null ? property : env;
         final boolean publish = wanted != null && wanted.trim().equalsIgnoreCase("publish");
         if (wanted != null && !wanted.isBlank() && !publish && !wanted.trim().equalsIgnoreCase("adopt"))
         {
-            throw new IllegalArgumentException(Floodgate.POLICY_PROPERTY + "='" + wanted + "': expected publish or adopt");
+            final String source = property != null ? Floodgate.POLICY_PROPERTY : Floodgate.POLICY_ENV;
+            throw new IllegalArgumentException(source + "='" + wanted + "': expected publish or adopt");
         }
         return publish;
     }

@@ -99,6 +99,19 @@ class PolicyTest
         assertFalse(Files.exists(file), "no table made by an open that was refused");
     }
 
+    /** The error named {@code floodgate.policy} when {@code FLOODGATE_POLICY} held the value (found by review). */
+    @Test
+    void shouldNameWhereAMalformedPolicyChoiceCameFrom()
+    {
+        assertEquals("FLOODGATE_POLICY='pubish': expected publish or adopt", assertThrows(
+            IllegalArgumentException.class, () -> PolicyPublisher.publishAsked(null, "pubish")).getMessage());
+        assertEquals("floodgate.policy='pubish': expected publish or adopt", assertThrows(
+            IllegalArgumentException.class, () -> PolicyPublisher.publishAsked("pubish", "publish")).getMessage());
+        assertTrue(PolicyPublisher.publishAsked(null, " Publish "));
+        assertFalse(PolicyPublisher.publishAsked("", "pubish"), "the property wins, and blank is the default");
+        assertFalse(PolicyPublisher.publishAsked(null, null));
+    }
+
     @Test
     void shouldEnforceAReconfigurationFromAnotherInstanceOnItsNextCheck()
     {
