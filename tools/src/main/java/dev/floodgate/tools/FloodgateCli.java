@@ -119,7 +119,9 @@ public final class FloodgateCli implements Runnable
     /**
      * Makes every {@code int} and {@code long} option and parameter take ASCII digits only (optionally after a
      * '-', which each command's range check refuses in its own words): picocli's converters take {@code +5} and
-     * other scripts' digits.
+     * other scripts' digits. So a command's whole-number options are {@code long} fields, however small their
+     * bounds: an {@code int} field refused a value past the {@code int} range here, naming that range rather than
+     * the option's own bounds, which only the command's check knows ({@code --threads 3000000000}).
      */
     private static void acceptAsciiWholeNumbersOnly(final CommandLine commandLine)
     {

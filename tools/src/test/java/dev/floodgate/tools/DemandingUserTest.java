@@ -147,4 +147,53 @@ class DemandingUserTest
         assertEquals(0, demo.code(), demo::toString);
         assertTrue(demo.out().contains("exact"), demo::toString);
     }
+
+    /**
+     * {@code bench --threads 3000000000} was refused as "Invalid value for option '--threads': '3000000000': expected
+     * a whole number in ASCII digits from -2147483648 to 2147483647": the range of Java's {@code int}, not the
+     * option's 1 to 256, which {@code --threads 300} is told. Every whole-number option of a command names its
+     * own bounds, whatever the value typed.
+     */
+    @Test
+    void anOptionOutOfRangeNamesItsOwnBoundsNotTheIntRange()
+    {
+        final String table = dir.resolve("b.map").toString();
+        final String[][] runs = {
+            {"bench", "--threads", "3000000000", "--processes", "1", "--duration", "1s", "--file", table},
+            {"bench", "--processes", "3000000000", "--threads", "1", "--duration", "1s", "--file", table},
+            {"bench", "--keys", "3000000000", "--processes", "1", "--threads", "1", "--duration", "1s", "--file",
+                table},
+            {"demo", "--seconds", "3000000000", "--processes", "1", "--threads", "1"},
+            {"demo", "--ips", "-3000000000", "--processes", "1", "--threads", "1", "--seconds", "1"}};
+        final String[] expected = {"--threads 3000000000: expected 1 to 256",
+            "--processes 3000000000: expected 1 to 32", "--keys 3000000000: expected 1 to 1000000",
+            "--seconds 3000000000: expected 1 to 600", "--ips -3000000000: expected 1 to 1000"};
+        for (int i = 0; i < runs.length; i++)
+        {
+            final Cli.Result run = Cli.run(runs[i]);
+            assertEquals(2, run.code(), run::toString);
+            assertTrue(run.err().startsWith("floodgate " + runs[i][0] + ": " + expected[i]), run::toString);
+            assertFalse(run.err().contains("2147483647"), run::toString);
+        }
+    }
+
+    /** {@code top -n 3000000000} was refused naming the {@code int} range: -n has no upper bound, it shows them all. */
+    @Test
+    void topShowsEveryRefusedIdentifierForACountAboveTheIntRange()
+    {
+        final Path table = dir.resolve("t.map");
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(table).capacity(1000).build()))
+        {
+            for (int i = 0; i < 11; i++)
+            {
+                gate.checkLimit("10.0.0.1", dev.floodgate.Action.AUTH);
+            }
+        }
+        final Cli.Result top = Cli.run("top", "--action", "auth", "-n", "3000000000", "--file", table.toString());
+        assertEquals(0, top.code(), top::toString);
+        assertTrue(top.out().contains("10.0.0.1"), top::toString);
+        final Cli.Result below = Cli.run("top", "--action", "auth", "-n", "-3000000000", "--file", table.toString());
+        assertEquals(2, below.code(), below::toString);
+        assertTrue(below.err().startsWith("floodgate top: -n -3000000000: expected 1 or more"), below::toString);
+    }
 }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,14 +14,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WholeNumbersTest
 {
     @Test
-    void anIntOptionRefusesAPlusSignAndNonAsciiDigitsNamingTheOptionAndTheValue()
+    void aCountOptionRefusesAPlusSignAndNonAsciiDigitsNamingTheOptionAndTheValue()
     {
         for (final String value : new String[] {"+5", "\u0665", "\uff15"})
         {
             final Cli.Result top = Cli.run("top", "--action", "auth", "-n", value);
             assertEquals(2, top.code(), top::toString);
             assertTrue(top.err().startsWith("floodgate top: Invalid value for option '-n': '" + value +
-                "': expected a whole number in ASCII digits from -2147483648 to 2147483647"), top::toString);
+                "': expected a whole number in ASCII digits"), top::toString);
+            assertFalse(top.err().contains("2147483647"), "-n's range is not int's: " + top);
         }
     }
 

@@ -72,7 +72,7 @@ public final class BenchCommand implements Callable<Integer>
     private String door;
 
     @Option(names = "--keys", paramLabel = "K", defaultValue = "16", description = "Identifiers (default ${DEFAULT-VALUE}).")
-    private int keys;
+    private long keys;
 
     @Option(names = "--duration", paramLabel = "D", defaultValue = "5s",
         description = "Run length: seconds, or like 5s, 1500ms, 1m (default ${DEFAULT-VALUE}).")
@@ -145,7 +145,7 @@ public final class BenchCommand implements Callable<Integer>
         try (ScratchTable scratch = load.scratch(capacity, "floodgate-bench-", sharedMemory()))
         {
             final String prefix = quota == null ? "key-" : ClusterBuckets.runPrefix();
-            final Lane lane = new Lane(chosen, action, load.threads(), 0, prefix, keys);
+            final Lane lane = new Lane(chosen, action, load.threads(), 0, prefix, Math.toIntExact(keys));
             out.printf("Floodgate bench: %d JVMs x %d threads, %s door (%s) on %,d keys, limit %,d per %s per key, " +
                 "for %s%n", load.processes(), load.threads(), chosen.name().toLowerCase(Locale.ROOT),
                 bucket ? "checkLimit" : "checkLimitInCaller", keys, perKey, Durations.nanos(windowMs * 1_000_000L),

@@ -50,14 +50,14 @@ public final class DemoCommand implements Callable<Integer>
     private final LoadOptions load = new LoadOptions(3, 4);
 
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "3", description = "Run length (default ${DEFAULT-VALUE}).")
-    private int seconds;
+    private long seconds;
 
     @Option(names = "--publish-limit", paramLabel = "N", defaultValue = "50000",
         description = "alice's produce requests per hour, over every JVM (default ${DEFAULT-VALUE}).")
     private long publishLimit;
 
     @Option(names = "--ips", paramLabel = "N", defaultValue = "4", description = "Attacking IPs (default ${DEFAULT-VALUE}).")
-    private int ips;
+    private long ips;
 
     @Option(names = "--auth-limit", paramLabel = "N", defaultValue = "10",
         description = "Login attempts per IP per hour (default ${DEFAULT-VALUE}).")
@@ -106,8 +106,8 @@ public final class DemoCommand implements Callable<Integer>
                 throw new ParameterException(spec.commandLine(), "--file " + load.file() + ": not with --cluster, " +
                     "whose nodes each make their own table in a temporary directory");
             }
-            return ClusterDemo.run(spec.commandLine().getOut(), load, seconds, clusterLimit, clusterLease,
-                message -> new ParameterException(spec.commandLine(), message));
+            return ClusterDemo.run(spec.commandLine().getOut(), load, Math.toIntExact(seconds), clusterLimit,
+                clusterLease, message -> new ParameterException(spec.commandLine(), message));
         }
         LoadOptions.requireRange(spec, "--ips", ips, 1, 1000);
         LoadOptions.requireRange(spec, "--publish-limit", publishLimit, 1, FloodgateConfig.MAX_LIMIT);
@@ -126,7 +126,7 @@ public final class DemoCommand implements Callable<Integer>
             final int processes = load.processes();
             final int threads = load.threads();
             final Lane publish = new Lane(Lane.Door.WINDOW, Action.PUBLISH, threads, 0, PUBLISHER, 1);
-            final Lane auth = new Lane(Lane.Door.BUCKET, Action.AUTH, 1, 1000, IP_PREFIX, ips);
+            final Lane auth = new Lane(Lane.Door.BUCKET, Action.AUTH, 1, 1000, IP_PREFIX, Math.toIntExact(ips));
             out.printf("Floodgate demo: %d broker JVMs share one rate-limit table in shared memory.%n", processes);
             out.printf("  table    %s (%d shards)%n", scratch.file(), scratch.shards());
             out.printf("  publish  user '%s' may produce %,d per hour in total; %d threads per JVM call " +

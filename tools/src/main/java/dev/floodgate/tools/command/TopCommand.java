@@ -36,7 +36,7 @@ public final class TopCommand implements Callable<Integer>
     private Action action;
 
     @Option(names = "-n", paramLabel = "N", defaultValue = "20", description = "How many (default ${DEFAULT-VALUE}).")
-    private int n;
+    private long n;
 
     @Option(names = "--json", description = "One JSON array of {identifier, identifierCut, action, blocked} " +
         "(identifierCut: the identifier was longer than the label the table keeps).")

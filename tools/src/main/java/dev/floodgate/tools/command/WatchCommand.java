@@ -45,7 +45,7 @@ public final class WatchCommand implements Callable<Integer>
     private Action action;
 
     @Option(names = "-n", paramLabel = "N", defaultValue = "10", description = "Top N (default ${DEFAULT-VALUE}).")
-    private int n;
+    private long n;
 
     @Option(names = "--interval", paramLabel = "D", defaultValue = "1s",
         description = "Refresh interval, e.g. 1s or 500ms (default ${DEFAULT-VALUE}).")

@@ -26,10 +26,10 @@ public final class LoadOptions
     private Path file;
 
     @Option(names = "--processes", paramLabel = "P", description = "Worker JVMs (default ${DEFAULT-VALUE}).")
-    private int processes;
+    private long processes;
 
     @Option(names = "--threads", paramLabel = "T", description = "Threads per JVM (default ${DEFAULT-VALUE}).")
-    private int threads;
+    private long threads;
 
     @Option(names = "--keep", description = "Keep the scratch table and worker logs instead of deleting them.")
     private boolean keep;
@@ -94,16 +94,16 @@ public final class LoadOptions
         return file;
     }
 
-    /** @return worker JVMs. */
+    /** @return worker JVMs, once {@link #validate} passed. */
     public int processes()
     {
-        return processes;
+        return Math.toIntExact(processes);
     }
 
-    /** @return threads per worker JVM. */
+    /** @return threads per worker JVM, once {@link #validate} passed. */
     public int threads()
     {
-        return threads;
+        return Math.toIntExact(threads);
     }
 
     /** @return true to keep the scratch table. */

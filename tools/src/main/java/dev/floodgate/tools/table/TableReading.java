@@ -81,7 +81,7 @@ public record TableReading(
      * @param n      how many.
      * @return the live blocked counters of that action with the most refusals, count descending.
      */
-    public List<TableEntry> topBlocked(final Action action, final int n)
+    public List<TableEntry> topBlocked(final Action action, final long n)
     {
         return entries.stream()
             .filter(e -> !e.tombstoned() && e.kind() == EntryKind.BLOCKED && (action == null || e.action() == action))
