@@ -131,16 +131,4 @@ public final class GuardRegion
     {
         line.getAndAddLong(TIER_DIVERGENCES_OFFSET, 1);
     }
-
-    /** @return chained-tier counters found diverged and left for offline recovery. */
-    public long tierDivergences()
-    {
-        return line.getLongVolatile(TIER_DIVERGENCES_OFFSET);
-    }
-
-    /** @return segment entry counters repaired since the file was created. */
-    public long tierRepairs()
-    {
-        return line.getLongVolatile(TIER_REPAIRS_OFFSET);
-    }
 }

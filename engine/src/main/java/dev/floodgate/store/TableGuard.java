@@ -199,23 +199,6 @@ public final class TableGuard
         }
     }
 
-    /** @param segment a segment. @return its guard's owner word, 0 when free. */
-    public long segmentOwnerVolatile(final int segment)
-    {
-        return segments[segment].getLongVolatile(SEGMENT_GUARD_OFFSET);
-    }
-
-    /** @return how many segment guards are held at this moment (by any process). */
-    public int heldSegments()
-    {
-        int held = 0;
-        for (final UnsafeBuffer segment : segments)
-        {
-            held += segment.getLongVolatile(SEGMENT_GUARD_OFFSET) != 0 ? 1 : 0;
-        }
-        return held;
-    }
-
     /** @return dead owners taken over since the file was created. */
     public long repairs()
     {
@@ -226,11 +209,5 @@ public final class TableGuard
     public long timeouts()
     {
         return line.getLongVolatile(TIMEOUTS_OFFSET);
-    }
-
-    /** @return the owner word of the last dead owner taken over, 0 if none. */
-    public long lastDeadOwner()
-    {
-        return line.getLongVolatile(LAST_DEAD_OFFSET);
     }
 }
