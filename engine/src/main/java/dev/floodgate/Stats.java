@@ -27,6 +27,11 @@ import java.util.Map;
  * @param cluster          the node's cluster-quota figures: leases held, tokens unused, round trips, fallbacks
  *                         ({@link ClusterStats.Node#NONE} on a node that never leased).
  * @param clusterConnection this process's connection to the cluster's Redis ({@code NONE} without a cluster quota).
+ * @param tierRepairs      segment entry counts found ahead of their entries (a process died inside an insert) and
+ *                         repaired online by a scan.
+ * @param tierDivergences  segment entry counts found diverged in a chained tier, beyond an online repair: the
+ *                         janitor and the tools skip the rest of that segment (its idle entries are not reaped)
+ *                         until the file is recovered offline; checks are unaffected.
  */
 public record Stats(
     long buckets,
@@ -45,8 +50,21 @@ public record Stats(
     long fileBytes,
     Map<Action, Checks> checks,
     ClusterStats.Node cluster,
-    ClusterStats.Connection clusterConnection)
+    ClusterStats.Connection clusterConnection,
+    long tierRepairs,
+    long tierDivergences)
 {
+    /** The summary without the tier counts, which were added later: both 0. */
+    public Stats(final long buckets, final long windowCounters, final long blockedEntries, final long tombstoned,
+        final long capacity, final int shards, final Map<Action, Long> tableFull, final Map<Action, Long> degraded,
+        final long guardRepairs, final long janitorRuns, final long reaped, final long revived,
+        final int attachedProcesses, final long fileBytes, final Map<Action, Checks> checks,
+        final ClusterStats.Node cluster, final ClusterStats.Connection clusterConnection)
+    {
+        this(buckets, windowCounters, blockedEntries, tombstoned, capacity, shards, tableFull, degraded, guardRepairs,
+            janitorRuns, reaped, revived, attachedProcesses, fileBytes, checks, cluster, clusterConnection, 0, 0);
+    }
+
     /**
      * One action's check counters, summed over every process that has had the file open (each process's
      * counts reach the file every 100 ms and on close; a killed process loses its last 100 ms).

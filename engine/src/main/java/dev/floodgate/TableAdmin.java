@@ -160,7 +160,8 @@ final class TableAdmin
             return new Stats(counts[EntryKind.BUCKET.ordinal()], counts[EntryKind.WINDOW.ordinal()],
                 counts[EntryKind.BLOCKED.ordinal()], tombstoned, table.capacity(), table.shards(),
                 Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
-                c.revived(), reader.attachedProcesses(), table.fileSize(), checks, reader.cluster(entries), connection);
+                c.revived(), reader.attachedProcesses(), table.fileSize(), checks, reader.cluster(entries), connection,
+                c.tierRepairs(), c.tierDivergences());
         }
     }
 

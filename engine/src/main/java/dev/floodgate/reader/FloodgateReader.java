@@ -164,7 +164,9 @@ public final class FloodgateReader implements AutoCloseable
             header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
             Collections.unmodifiableMap(tableFull), Collections.unmodifiableMap(degraded),
             heldSegmentGuards(), guard.getLongVolatile(GuardRegion.REPAIRS_OFFSET),
-            guard.getLongVolatile(GuardRegion.TIMEOUTS_OFFSET), guard.getLongVolatile(GuardRegion.LAST_DEAD_OFFSET));
+            guard.getLongVolatile(GuardRegion.TIMEOUTS_OFFSET), guard.getLongVolatile(GuardRegion.LAST_DEAD_OFFSET),
+            guard.getLongVolatile(GuardRegion.TIER_REPAIRS_OFFSET),
+            guard.getLongVolatile(GuardRegion.TIER_DIVERGENCES_OFFSET));
     }
 
     /** @return segment guards held at this moment (by any process): a table operation in progress, or stopped. */

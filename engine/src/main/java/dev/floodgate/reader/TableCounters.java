@@ -19,6 +19,11 @@ import java.util.Map;
  * @param guardRepairs   dead guard owners taken over (locks reset online).
  * @param guardTimeouts  guard acquisitions given up.
  * @param lastDeadOwner  pid of the last dead owner taken over, 0 if none.
+ * @param tierRepairs    segment entry counts a scan found ahead of the segment's entries (a process died inside an
+ *                       insert) and repaired online.
+ * @param tierDivergences segment entry counts found diverged in a chained tier, out of reach of an online repair:
+ *                       scans (the janitor's, the tools') skip the rest of that segment until the file is recovered
+ *                       offline (checks are unaffected).
  */
 public record TableCounters(
     long entryCount,
@@ -31,8 +36,19 @@ public record TableCounters(
     long guardsHeld,
     long guardRepairs,
     long guardTimeouts,
-    long lastDeadOwner)
+    long lastDeadOwner,
+    long tierRepairs,
+    long tierDivergences)
 {
+    /** The counters without the tier counts, which were added later: both 0. */
+    public TableCounters(final long entryCount, final long janitorRuns, final long reaped, final long tombstoned,
+        final long revived, final Map<Action, Long> tableFull, final Map<Action, Long> degraded, final long guardsHeld,
+        final long guardRepairs, final long guardTimeouts, final long lastDeadOwner)
+    {
+        this(entryCount, janitorRuns, reaped, tombstoned, revived, tableFull, degraded, guardsHeld, guardRepairs,
+            guardTimeouts, lastDeadOwner, 0, 0);
+    }
+
     /** @return table-full events over every action. */
     public long tableFullTotal()
     {

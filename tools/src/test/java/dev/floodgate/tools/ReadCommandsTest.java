@@ -139,6 +139,7 @@ class ReadCommandsTest
         assertTrue(text.out().contains("processes    0 attached"), text.out());
         assertTrue(text.out().contains("guards       0 segment guards held now, 0 dead holders taken over"),
             text.out());
+        assertTrue(text.out().contains("entry counts 0 repaired, 0 diverged in a chained tier\n"), text.out());
         final JsonNode stats = JSON.readTree(Cli.run("stats", "--file", table, "--json").out());
         assertEquals(dev.floodgate.store.FileHeader.FORMAT_VERSION, stats.get("formatVersion").asInt());
         assertEquals(21, stats.get("actions").get("auth").get("admitted").asLong(), "the writer's checks, counted");
@@ -156,6 +157,8 @@ class ReadCommandsTest
         assertEquals(0, stats.get("actions").get("auth").get("degraded").asLong());
         assertEquals(0, stats.get("guard").get("segmentsHeld").asLong(), "nobody holds a guard at rest");
         assertTrue(stats.get("guard").has("repairs") && stats.get("guard").has("timeouts"));
+        assertEquals(0, stats.get("tierRepairs").asLong(), "no process died inside an insert");
+        assertEquals(0, stats.get("tierDivergences").asLong());
         assertTrue(stats.get("shards").asInt() >= 1);
         assertTrue(stats.get("bootId").asText().matches("[0-9a-f-]{36}"));
         assertEquals(0, stats.get("attachedProcesses").asInt(), "the writer has closed; a reader never attaches");

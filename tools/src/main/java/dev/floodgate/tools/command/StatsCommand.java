@@ -109,6 +109,9 @@ public final class StatsCommand implements Callable<Integer>
             c.degradedTotal());
         out.printf("guards       %,d segment guards held now, %,d dead holders taken over, %,d waits given up%n",
             c.guardsHeld(), c.guardRepairs(), c.guardTimeouts());
+        out.printf("entry counts %,d repaired, %,d diverged in a chained tier%s%n", c.tierRepairs(),
+            c.tierDivergences(), c.tierDivergences() == 0 ? "" : " (scans skip the rest of such a segment until " +
+            "the file is recovered offline)");
         out.println();
         final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "LEASES",
             "TABLE-FULL", "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
@@ -168,6 +171,8 @@ public final class StatsCommand implements Callable<Integer>
             .field("reaped", c.reaped())
             .field("tombstoned", c.tombstoned())
             .field("revived", c.revived())
+            .field("tierRepairs", c.tierRepairs())
+            .field("tierDivergences", c.tierDivergences())
             .field("attachedProcesses", report.attached());
         json.name("guard").beginObject()
             .field("segmentsHeld", c.guardsHeld())
