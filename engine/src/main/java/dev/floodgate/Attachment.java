@@ -3,6 +3,7 @@ package dev.floodgate;
 import dev.floodgate.door.CheckCounters;
 import dev.floodgate.door.ClusterGate;
 import dev.floodgate.door.Doors;
+import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.PolicyRegion;
@@ -114,6 +115,13 @@ final class Attachment
         {
             // never made here: a typo would leave a whole table behind, refused for want of a policy (found by review)
             throw new FloodgateFileException(config.file(), "no such file (a tool maps a table a broker made)", null);
+        }
+        if (adopting)
+        {
+            // Read-only first: mapping for writing makes the lock file beside the table before the table's header
+            // can be read, so a file refused then (another format version, foreign, damaged) was left with a lock
+            // file it did not have (found by review: reset and policy set on an older Floodgate's table).
+            FloodgateReader.open(config.file()).close();
         }
         final boolean publish = !adopting && PolicyPublisher.publishAsked();
         final QuotaTable table = map(config);

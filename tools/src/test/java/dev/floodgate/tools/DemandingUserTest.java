@@ -196,4 +196,43 @@ class DemandingUserTest
         assertEquals(2, below.code(), below::toString);
         assertTrue(below.err().startsWith("floodgate top: -n -3000000000: expected 1 or more"), below::toString);
     }
+
+    /**
+     * {@code reset} and {@code policy set} on a table of another format version (left by an older Floodgate)
+     * were refused, exit 3, but left {@code t.map.lock} beside it: the engine makes its lock file before it can
+     * read the table's header. A refused command leaves the directory as it found it.
+     */
+    @Test
+    void writingCommandsLeaveNothingBesideATableOfAnotherFormatVersion() throws Exception
+    {
+        final Path table = dir.resolve("t.map");
+        Floodgate.open(FloodgateConfig.builder().file(table).capacity(1000).build()).close();
+        try (dev.floodgate.store.QuotaTable open = dev.floodgate.store.QuotaTable.open(table, 1000, 2, false, 0))
+        {
+            open.header().buffer().putInt(dev.floodgate.store.FileHeader.VERSION_OFFSET,
+                dev.floodgate.store.FileHeader.FORMAT_VERSION - 1);
+        }
+        java.nio.file.Files.delete(dir.resolve("t.map.lock")); // as found: the other version's brokers are gone
+        final java.util.List<Path> before = listing();
+        for (final String[] command : new String[][] {{"reset", "alice", "publish"},
+            {"policy", "set", "publish.limit=5"}})
+        {
+            final String[] args = java.util.Arrays.copyOf(command, command.length + 2);
+            args[command.length] = "--file";
+            args[command.length + 1] = table.toString();
+            final Cli.Result run = Cli.run(args);
+            assertEquals(3, run.code(), run::toString);
+            assertTrue(run.err().contains("format version " + (dev.floodgate.store.FileHeader.FORMAT_VERSION - 1)),
+                run::toString);
+            assertEquals(before, listing(), String.join(" ", command) + " left the directory as it found it");
+        }
+    }
+
+    private java.util.List<Path> listing() throws java.io.IOException
+    {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir))
+        {
+            return files.sorted().toList();
+        }
+    }
 }
