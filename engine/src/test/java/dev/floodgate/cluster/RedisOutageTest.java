@@ -131,7 +131,8 @@ class RedisOutageTest
         try (LocalRedis redis = LocalRedis.start(); RedisLeases leases = RedisLeases.open(redis.uri(), TIMEOUT))
         {
             assertTrue(leases.awaitConnected(Duration.ofSeconds(10)));
-            assertEquals(Lease.Outcome.APPLIED, leases.lease(KEY, PLENTY, "n", 1, 1).outcome());
+            // a lease before the stall; beside four CPU hogs the first round trip can outlast the 50 ms bound
+            assertTrue(leaseWithin(leases, 1, Duration.ofSeconds(5)), "a lease while Redis answers");
             redis.pause();
             try
             {
@@ -186,10 +187,11 @@ class RedisOutageTest
         }
     }
 
+    /** Counts round trips, not time: a bound of 5 s, so a loaded host's slow answer is not a retry. */
     @Test
     void aServerThatForgotTheScriptIsSentItWholeWithinTheSameCall() throws Exception
     {
-        try (LocalRedis redis = LocalRedis.start(); RedisLeases leases = RedisLeases.open(redis.uri(), TIMEOUT))
+        try (LocalRedis redis = LocalRedis.start(); RedisLeases leases = RedisLeases.open(redis.uri(), Duration.ofSeconds(5)))
         {
             assertTrue(leases.awaitConnected(Duration.ofSeconds(10)));
             assertTrue(leaseWithin(leases, 1, Duration.ofSeconds(5)));
