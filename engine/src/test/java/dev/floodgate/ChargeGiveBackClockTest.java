@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,64 +45,26 @@ class ChargeGiveBackClockTest
         }
     }
 
-    /** A manual ticker whose first read made from a give-back (by its stack) returns the time from before an action. */
-    private static final class StaleGiveBackReadTicker implements Ticker
-    {
-        final ManualTicker time = new ManualTicker(START_MS * MS);
-        volatile Runnable action;
-        volatile Thread owner;
-
-        @Override
-        public long nanos()
-        {
-            final long read = time.nanos();
-            final Runnable a = action;
-            if (a != null && Thread.currentThread() == owner && StackWalker.getInstance()
-                .walk(s -> s.anyMatch(f -> f.getMethodName().startsWith("giveBack"))))
-            {
-                action = null;
-                a.run();
-            }
-            return read;
-        }
-    }
-
-    private static long onOtherThread(final java.util.function.LongSupplier call)
-    {
-        final AtomicLong result = new AtomicLong(Long.MIN_VALUE);
-        final Thread t = new Thread(() -> result.set(call.getAsLong()));
-        t.start();
-        try
-        {
-            t.join();
-        }
-        catch (final InterruptedException ex)
-        {
-            throw new AssertionError(ex);
-        }
-        return result.get();
-    }
-
     @Test
     void shouldNotGiveBackWhatRefilledWhileTheGiveBackWasDescheduledAfterItsClockRead()
     {
-        final StaleGiveBackReadTicker ticker = new StaleGiveBackReadTicker();
+        final ManualTicker time = new ManualTicker(START_MS * MS);
+        final HookedTicker ticker = new HookedTicker(time);
         gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("g.map")).capacity(1_000).ticker(ticker)
             .limit(Action.PUBLISH, 10, 1_000).limit(Action.SUBSCRIBE, 1, 60_000).build());
         assertEquals(Floodgate.ADMITTED, gate.checkLimitInCaller("p", Action.SUBSCRIBE)); // the window: exhausted
         assertEquals(Floodgate.ADMITTED, gate.checkLimit("p", Action.PUBLISH)); // warm the bucket's slot
-        ticker.time.advanceMs(1_000); // full again
+        time.advanceMs(1_000); // full again
 
         final AtomicLong between = new AtomicLong();
-        ticker.owner = Thread.currentThread();
-        ticker.action = () ->
+        ticker.onNextReadFrom("giveBack", () ->
         {
-            ticker.time.advanceMs(500); // half the charge's claim refills while the give-back is descheduled
-            between.set(onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 5)));
-        };
+            time.advanceMs(500); // half the charge's claim refills while the give-back is descheduled
+            between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 5)));
+        });
         final long charge = gate.charge(List.of(Charge.bucket("p", Action.PUBLISH, 10),
             Charge.window("p", Action.SUBSCRIBE, 1)));
-        assertTrue(ticker.action == null, "the action ran inside the give-back's clock read");
+        assertFalse(ticker.armed(), "the action ran inside the give-back's clock read");
         assertNotEquals(Floodgate.ADMITTED, charge, "the window quota refuses the whole");
         assertEquals(Floodgate.ADMITTED, between.get(), "5 of the charge's 10 had refilled");
 

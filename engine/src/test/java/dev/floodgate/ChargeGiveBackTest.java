@@ -85,22 +85,6 @@ class ChargeGiveBackTest
             .limit(Action.PUBLISH, bucketLimit, 1_000).limit(Action.SUBSCRIBE, 1, 60_000).build();
     }
 
-    private static long onOtherThread(final java.util.function.LongSupplier call)
-    {
-        final AtomicLong result = new AtomicLong(Long.MIN_VALUE);
-        final Thread t = new Thread(() -> result.set(call.getAsLong()));
-        t.start();
-        try
-        {
-            t.join();
-        }
-        catch (final InterruptedException ex)
-        {
-            throw new AssertionError(ex);
-        }
-        return result.get();
-    }
-
     /**
      * A bucket quota's claim is partly refilled by the time the charge gives it back, and another check claimed
      * on top meanwhile: the give-back subtracts the whole cost from the TAT and so also returns the part that had
@@ -118,7 +102,7 @@ class ChargeGiveBackTest
         ticker.onRead(3, () ->
         {
             time.advanceMs(500); // half the bucket's claim has refilled
-            between.set(onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 5)));
+            between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 5)));
         });
         final long charge = gate.charge(List.of(Charge.bucket("p", Action.PUBLISH, 10),
             Charge.window("p", Action.SUBSCRIBE, 1)));
@@ -173,7 +157,8 @@ class ChargeGiveBackTest
         ticker.onRead(3, () ->
         {
             gate.reconfigure(doubled); // the bucket's units change: 20 per second
-            between.set(onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 1))); // converts the entry
+            // converts the entry
+            between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 1)));
         });
         final long charge = gate.charge(List.of(Charge.bucket("p", Action.PUBLISH, 10),
             Charge.window("p", Action.SUBSCRIBE, 1)));

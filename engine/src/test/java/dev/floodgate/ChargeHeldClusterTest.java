@@ -42,22 +42,6 @@ class ChargeHeldClusterTest
             .clusterFallbackLocal(Action.PUBLISH, false).build();
     }
 
-    private static long onOtherThread(final java.util.function.LongSupplier call)
-    {
-        final AtomicLong result = new AtomicLong(Long.MIN_VALUE);
-        final Thread t = new Thread(() -> result.set(call.getAsLong()));
-        t.start();
-        try
-        {
-            t.join();
-        }
-        catch (final InterruptedException ex)
-        {
-            throw new AssertionError(ex);
-        }
-        return result.get();
-    }
-
     @Test
     void shouldSpendAHeldBucketQuotasCostFromTheClusterLease() throws Exception
     {
@@ -74,7 +58,8 @@ class ChargeHeldClusterTest
             ticker.onRead(3, () ->
             {
                 gate.reconfigure(config(redis, ticker, 20)); // the node bucket's units change: 20 per second
-                between.set(onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH))); // converts the entry
+                // converts the entry
+                between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH)));
             });
             final long charge = gate.charge(List.of(Charge.bucket("p", Action.PUBLISH, 5),
                 Charge.window("p", Action.SUBSCRIBE, 1)));

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -44,53 +45,7 @@ class ConversionClockTest
         }
     }
 
-    /**
-     * A manual ticker: thread {@code held}'s read from {@code tryAcquire} waits for {@code release}; the main thread's
-     * read from a conversion ({@code upgrade}, by its stack) runs {@code action} and returns the time from before it.
-     */
-    private static final class ConversionTicker implements Ticker
-    {
-        final ManualTicker time = new ManualTicker(START_MS * MS);
-        final CountDownLatch heldReading = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        volatile Thread held;
-        volatile Thread converter;
-        volatile Runnable action;
-
-        @Override
-        public long nanos()
-        {
-            final Thread me = Thread.currentThread();
-            if (me == held && release.getCount() > 0 && on("tryAcquire"))
-            {
-                heldReading.countDown();
-                try
-                {
-                    assertTrue(release.await(30, TimeUnit.SECONDS));
-                }
-                catch (final InterruptedException ex)
-                {
-                    throw new AssertionError(ex);
-                }
-                return time.nanos();
-            }
-            final long read = time.nanos();
-            final Runnable a = action;
-            if (a != null && me == converter && on("upgrade"))
-            {
-                action = null;
-                a.run();
-            }
-            return read;
-        }
-
-        private static boolean on(final String method)
-        {
-            return StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getMethodName().equals(method)));
-        }
-    }
-
-    private FloodgateConfig config(final ConversionTicker ticker, final long limit)
+    private FloodgateConfig config(final Ticker ticker, final long limit)
     {
         return FloodgateConfig.builder().file(dir.resolve("c.map")).capacity(1_000).ticker(ticker)
             .limit(Action.PUBLISH, limit, 1_000).build();
@@ -99,23 +54,37 @@ class ConversionClockTest
     @Test
     void shouldKeepTheTokensAClaimTookWhileTheConverterWasDescheduledAfterItsClockRead() throws Exception
     {
-        final ConversionTicker ticker = new ConversionTicker();
+        final ManualTicker time = new ManualTicker(START_MS * MS);
+        final HookedTicker ticker = new HookedTicker(time);
         gate = Floodgate.open(config(ticker, 10));
         assertEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.PUBLISH)); // the entry, and B's warm slot
-        ticker.time.advanceMs(1_000); // full again
+        time.advanceMs(1_000); // full again
 
+        final CountDownLatch heldReading = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
         final AtomicLong byB = new AtomicLong(Long.MIN_VALUE);
         final Thread b = new Thread(() -> byB.set(gate.checkLimit("k", Action.PUBLISH, 10)));
-        ticker.held = b;
+        ticker.onNextReadFrom(b, "tryAcquire", () ->
+        {
+            heldReading.countDown(); // B loaded the word in the old units and waits in its clock read
+            try
+            {
+                assertTrue(release.await(30, TimeUnit.SECONDS));
+            }
+            catch (final InterruptedException ex)
+            {
+                throw new AssertionError(ex);
+            }
+            return time.nanos();
+        });
         b.start();
-        assertTrue(ticker.heldReading.await(30, TimeUnit.SECONDS), "B loaded the word in the old units");
+        assertTrue(heldReading.await(30, TimeUnit.SECONDS), "B loaded the word in the old units");
 
         gate.reconfigure(config(ticker, 20)); // 20 per second: the next check converts the entry
-        ticker.converter = Thread.currentThread();
-        ticker.action = () ->
+        ticker.onNextReadFrom("upgrade", () ->
         {
-            ticker.time.advanceMs(1_500); // the converter is descheduled after its clock read
-            ticker.release.countDown();
+            time.advanceMs(1_500); // the converter is descheduled after its clock read
+            release.countDown();
             try
             {
                 b.join(30_000);
@@ -124,9 +93,9 @@ class ConversionClockTest
             {
                 throw new AssertionError(ex);
             }
-        };
+        });
         final long first = gate.checkLimit("k", Action.PUBLISH); // converts, then claims 1
-        assertTrue(ticker.action == null, "the action ran inside the conversion's clock read");
+        assertFalse(ticker.armed(), "the action ran inside the conversion's clock read");
         assertTrue(!b.isAlive());
 
         long admitted = (byB.get() == Floodgate.ADMITTED ? 10 : 0) + (first == Floodgate.ADMITTED ? 1 : 0);

@@ -1,8 +1,9 @@
 package dev.floodgate;
 
 /**
- * A {@link ManualTicker} that can run an action inside one chosen thread's next read: a check that reads the
- * clock after taking its policy snapshot then holds a snapshot the action made stale, deterministically.
+ * A {@link ManualTicker} that can run an action inside one chosen thread's next read (or its next read from a named
+ * method): a check that reads the clock after taking its policy snapshot then holds a snapshot the action made
+ * stale, and a clock read taken before a word it judges meets the word other threads moved on, deterministically.
  */
 public final class HookedTicker implements Ticker
 {
@@ -11,6 +12,10 @@ public final class HookedTicker implements Ticker
     private volatile java.util.function.LongSupplier reading;
     private volatile Thread owner;
     private volatile Thread readingOwner;
+    private volatile String readingFrom;
+    private volatile Runnable staleHook;
+    private volatile Thread staleOwner;
+    private volatile String staleFrom;
 
     public HookedTicker(final ManualTicker time)
     {
@@ -20,6 +25,14 @@ public final class HookedTicker implements Ticker
     @Override
     public long nanos()
     {
+        final Runnable stale = staleHook;
+        if (stale != null && Thread.currentThread() == staleOwner && calledFrom(staleFrom))
+        {
+            staleHook = null;
+            final long read = time.nanos();
+            stale.run();
+            return read;
+        }
         final Runnable action = hook;
         if (action != null && Thread.currentThread() == owner)
         {
@@ -27,7 +40,7 @@ public final class HookedTicker implements Ticker
             action.run();
         }
         final java.util.function.LongSupplier late = reading;
-        if (late != null && Thread.currentThread() == readingOwner)
+        if (late != null && Thread.currentThread() == readingOwner && (readingFrom == null || calledFrom(readingFrom)))
         {
             reading = null;
             return late.getAsLong();
@@ -53,9 +66,55 @@ public final class HookedTicker implements Ticker
         reading = read;
     }
 
+    /**
+     * As {@link #onNextRead(Thread, java.util.function.LongSupplier)}, for the thread's next read made from a method
+     * named {@code method} (on its stack): the one read of a path that makes others first.
+     */
+    public void onNextReadFrom(final Thread thread, final String method, final java.util.function.LongSupplier read)
+    {
+        readingOwner = thread;
+        readingFrom = method;
+        reading = read;
+    }
+
+    /**
+     * Runs {@code action} inside the calling thread's next read made from a method whose name starts with
+     * {@code method} (on its stack), and returns the time from before the action: a thread descheduled after its
+     * clock read, while the action (other threads' checks, the clock moving on) ran.
+     */
+    public void onNextReadFrom(final String method, final Runnable action)
+    {
+        staleOwner = Thread.currentThread();
+        staleFrom = method;
+        staleHook = action;
+    }
+
     /** @return true while an action waits for its read. */
     public boolean armed()
     {
-        return hook != null;
+        return hook != null || staleHook != null;
+    }
+
+    private static boolean calledFrom(final String method)
+    {
+        return StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName().startsWith(method)));
+    }
+
+    /** @return what {@code call} answered on a thread of its own, which this waits for. */
+    public static long onOtherThread(final java.util.function.LongSupplier call)
+    {
+        final java.util.concurrent.atomic.AtomicLong result =
+            new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
+        final Thread t = new Thread(() -> result.set(call.getAsLong()));
+        t.start();
+        try
+        {
+            t.join();
+        }
+        catch (final InterruptedException ex)
+        {
+            throw new AssertionError(ex);
+        }
+        return result.get();
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,67 +45,30 @@ class JanitorIdleClockTest
         }
     }
 
-    /** A manual ticker whose first read from the janitor's write-locked tombstone step returns the time from before an action. */
-    private static final class StaleJanitorReadTicker implements Ticker
-    {
-        final ManualTicker time = new ManualTicker(START_MS * MS);
-        volatile Runnable action;
-        volatile Thread owner;
-
-        @Override
-        public long nanos()
-        {
-            final long read = time.nanos();
-            final Runnable a = action;
-            if (a != null && Thread.currentThread() == owner && StackWalker.getInstance()
-                .walk(s -> s.anyMatch(f -> f.getMethodName().startsWith("lambda$runPass"))))
-            {
-                action = null;
-                a.run();
-            }
-            return read;
-        }
-    }
-
-    private static long onOtherThread(final java.util.function.LongSupplier call)
-    {
-        final AtomicLong result = new AtomicLong(Long.MIN_VALUE);
-        final Thread t = new Thread(() -> result.set(call.getAsLong()));
-        t.start();
-        try
-        {
-            t.join();
-        }
-        catch (final InterruptedException ex)
-        {
-            throw new AssertionError(ex);
-        }
-        return result.get();
-    }
-
     @Test
     void shouldNotReapABucketAClaimEmptiedWhileTheJanitorWasDescheduledAfterItsClockRead()
     {
-        final StaleJanitorReadTicker ticker = new StaleJanitorReadTicker();
+        final ManualTicker time = new ManualTicker(START_MS * MS);
+        final HookedTicker ticker = new HookedTicker(time);
         gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("j.map")).capacity(1_000).ticker(ticker)
             .limit(Action.AUTH, 10, 60_000)
             .cleanupIntervalMs(FloodgateConfig.MAX_CLEANUP_INTERVAL_MS) // no background pass: cleanup() drives it
             .reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).build());
         assertEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.AUTH)); // the entry, and a warm slot
-        ticker.time.advanceMs(60_000); // full again: idle
+        time.advanceMs(60_000); // full again: idle
 
         final AtomicLong between = new AtomicLong();
-        ticker.owner = Thread.currentThread();
-        ticker.action = () ->
+        ticker.onNextReadFrom("lambda$runPass", () ->
         {
-            ticker.time.advanceMs(150_000); // the janitor is descheduled after its clock read, for 2.5 windows
-            between.set(onOtherThread(() -> gate.checkLimit("k", Action.AUTH, 10))); // all of it, lock-free
-        };
+            time.advanceMs(150_000); // the janitor is descheduled after its clock read, for 2.5 windows
+            // all of it, lock-free
+            between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("k", Action.AUTH, 10)));
+        });
         gate.cleanup();
-        assertTrue(ticker.action == null, "the action ran inside the janitor's read under the lock");
+        assertFalse(ticker.armed(), "the action ran inside the janitor's read under the lock");
         assertEquals(Floodgate.ADMITTED, between.get(), "a full bucket gave all 10");
 
-        ticker.time.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS); // no check of k during the grace period
+        time.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS); // no check of k during the grace period
         gate.cleanup();
         assertNotEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.AUTH),
             "10 of 10 a minute claimed 2 s ago, and admitted again: the janitor reaped the bucket with its debt");
