@@ -94,7 +94,7 @@ public final class Janitor
 
         final List<byte[]> expired = new ArrayList<>();
         final List<byte[]> idle = new ArrayList<>();
-        final List<byte[]> orphanCandidates = new ArrayList<>();
+        final List<Orphan> orphanCandidates = new ArrayList<>();
         table.scans().forEachEntryInPlace((key, value) ->
         {
             if (value.isTombstonedVolatile())
@@ -106,23 +106,25 @@ public final class Janitor
             }
             else if (value.kind() == Entry.KIND_BLOCKED && value.actionOrdinal() == Action.DASHBOARD_API.ordinal())
             {
-                orphanCandidates.add(KeyHasher.copyKey(key)); // judged below, outside the scan: it needs two lookups
+                // judged below, outside the scan (it needs two lookups); the fingerprint first, as for idleness
+                orphanCandidates.add(new Orphan(KeyHasher.copyKey(key), value.stateSumVolatile()));
             }
             else if (isIdle(value, now))
             {
                 idle.add(KeyHasher.copyKey(key));
             }
         });
-        for (final byte[] key : orphanCandidates)
+        final List<Orphan> orphans = new ArrayList<>();
+        for (final Orphan candidate : orphanCandidates)
         {
             // a DASHBOARD_API blocked count goes with its bucket (and window); a tombstone is never a loss,
             // since a refusal after it revives the counter
             try
             {
-                if (!table.locked().isLive(KeyHasher.withKind(key, Entry.KIND_BUCKET)) &&
-                    !table.locked().isLive(KeyHasher.withKind(key, Entry.KIND_WINDOW)))
+                if (!table.locked().isLive(KeyHasher.withKind(candidate.key, Entry.KIND_BUCKET)) &&
+                    !table.locked().isLive(KeyHasher.withKind(candidate.key, Entry.KIND_WINDOW)))
                 {
-                    idle.add(key);
+                    orphans.add(candidate);
                 }
             }
             catch (final TableBusyException held)
@@ -169,17 +171,32 @@ public final class Janitor
             final boolean[] done = {false};
             writeLocked(key, value ->
             {
-                final boolean orphanedBlocked = value.kind() == Entry.KIND_BLOCKED &&
-                    value.actionOrdinal() == Action.DASHBOARD_API.ordinal();
                 final long sum = value.stateSumVolatile(); // before the idle test: see Entry.tombstoneVolatile
                 // the clock after the fingerprint's loads: checks claim without the lock, and a reading from before
                 // one of their claims judged its word with a stale now (a janitor descheduled over two windows took an
                 // emptied bucket's debt for a wrapped idle word and reaped it; found by review, JanitorIdleClockTest).
                 // A claim after the fingerprint is outside it: the entry is revived when its grace ends.
                 final long t = ticker.nanos();
-                if (!value.isTombstonedVolatile() && (orphanedBlocked || isIdle(value, t)))
+                if (!value.isTombstonedVolatile() && isIdle(value, t))
                 {
                     value.tombstoneVolatile(t, sum);
+                    done[0] = true;
+                }
+                return false;
+            });
+            tombstoned += done[0] ? 1 : 0;
+        }
+        for (final Orphan orphan : orphans)
+        {
+            final boolean[] done = {false};
+            writeLocked(orphan.key, value ->
+            {
+                // unchanged since the scan, so no refusal since the orphan test: one between them (its client back,
+                // the bucket created) was inside the fingerprint and was reaped with the counter (found by review,
+                // OrphanBlockedRaceTest); a refusal from here on is outside it and revives the counter
+                if (!value.isTombstonedVolatile() && value.stateSumVolatile() == orphan.stateSum)
+                {
+                    value.tombstoneVolatile(ticker.nanos(), orphan.stateSum);
                     done[0] = true;
                 }
                 return false;
@@ -190,6 +207,11 @@ public final class Janitor
         header.addCounter(FileHeader.TOMBSTONED_OFFSET, tombstoned);
         header.addCounter(FileHeader.REVIVED_OFFSET, revived);
         return new PassResult(reaped, tombstoned, revived, frozenPid);
+    }
+
+    /** A {@code DASHBOARD_API} blocked counter and its fingerprint when the scan found it. */
+    private record Orphan(byte[] key, long stateSum)
+    {
     }
 
     /** A segment a stopped process holds is left for a later pass, never waited on for long. */

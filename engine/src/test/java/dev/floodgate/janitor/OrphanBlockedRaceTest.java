@@ -1,0 +1,124 @@
+package dev.floodgate.janitor;
+
+import com.sun.jdi.Location;
+import com.sun.jdi.VirtualMachine;
+import com.sun.jdi.event.BreakpointEvent;
+import com.sun.jdi.event.ClassPrepareEvent;
+import com.sun.jdi.event.Event;
+import com.sun.jdi.event.EventSet;
+import com.sun.jdi.event.VMDeathEvent;
+import com.sun.jdi.event.VMDisconnectEvent;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.ClassPrepareRequest;
+import com.sun.jdi.request.EventRequest;
+import dev.floodgate.Action;
+import dev.floodgate.door.TokenBucket;
+import dev.floodgate.store.Entry;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.Resolved;
+import dev.floodgate.store.ShardWords;
+import dev.floodgate.testkit.DebuggedChild;
+import dev.floodgate.testkit.IdleJanitor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The janitor judged a {@code DASHBOARD_API} blocked counter orphaned (no bucket, no window) and then tombstoned it
+ * under its lock with a fingerprint taken there, without judging it again: a bucket created and a refusal counted
+ * between the two were inside the fingerprint, and a grace period later the counter was removed, refusal and all,
+ * while its bucket lived. Found by review; fails before the fix.
+ *
+ * <p>Deterministic: the janitor runs in a child JVM under the debugger, stopped at the entry of
+ * {@code Janitor.writeLocked} (after the orphan test, before the counter's lock); this JVM creates the bucket and
+ * counts a refusal there (lock-free, as a warm refusal), then the janitor resumes.
+ */
+@Timeout(120)
+class OrphanBlockedRaceTest
+{
+    private static final long NOW = 1_000_000_000_000L;
+    private static final long GRACE = 10_000_000_000L;
+    private static final long MINUTE_MS = 60_000L;
+    private static final int SHARDS = 4;
+    private static final long CAPACITY = 1_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldNotReapABlockedCounterRefusedBetweenTheOrphanTestAndTheTombstone() throws Exception
+    {
+        final Path file = dir.resolve("orphan.map");
+        final Action action = Action.DASHBOARD_API;
+        final TokenBucket bucket = new TokenBucket(1, MINUTE_MS);
+        try (QuotaTable table = QuotaTable.open(file, CAPACITY, SHARDS, false, NOW))
+        {
+            // a counter whose bucket the janitor reaped: an orphan, rightly judged so at the scan
+            final Resolved counter = table.lookup().resolve(Entry.KIND_BLOCKED, action, "alice", 0, 0, 0, 0, NOW,
+                null);
+            assertTrue(ShardWords.addRefusalIfCurrent(counter.entry(), counter.generation(), 0));
+            int hits = 0;
+            final String log;
+            try (DebuggedChild child = DebuggedChild.start(IdleJanitor.class, List.of(file.toString(),
+                Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW), Long.toString(GRACE))))
+            {
+                final VirtualMachine vm = child.vm();
+                final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
+                prepare.addClassFilter(Janitor.class.getName());
+                prepare.enable();
+                vm.resume();
+                boolean running = true;
+                while (running)
+                {
+                    final EventSet events = vm.eventQueue().remove(60_000);
+                    assertNotNull(events, "the child janitor went quiet");
+                    for (final Event event : events)
+                    {
+                        if (event instanceof ClassPrepareEvent prepared)
+                        {
+                            final Location at = prepared.referenceType().methodsByName("writeLocked").get(0)
+                                .location();
+                            final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
+                            stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+                            stop.enable();
+                        }
+                        else if (event instanceof BreakpointEvent && hits++ == 0)
+                        {
+                            // first pass, about to tombstone the orphan: a client comes back, its bucket is created
+                            // and a refusal counted (a cold refusal creates the bucket before it counts)
+                            table.lookup().resolve(Entry.KIND_BUCKET, action, "alice", 1, MINUTE_MS, 1,
+                                bucket.fullWord(NOW), NOW, null);
+                            assertTrue(ShardWords.addRefusalIfCurrent(counter.entry(), counter.generation(), 1),
+                                "the counter was live at the breakpoint");
+                        }
+                        else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
+                        {
+                            running = false;
+                        }
+                    }
+                    if (running)
+                    {
+                        events.resume();
+                    }
+                }
+                assertTrue(child.process().waitFor(30, TimeUnit.SECONDS), "the child janitor ended");
+                child.awaitOutput();
+                log = child.transcript();
+            }
+            assertTrue(log.contains("DONE"), "the child janitor's passes: " + log);
+            assertTrue(hits >= 1, "the janitor judged the counter orphaned: " + log);
+            final Resolved after = table.lookup().peek(Entry.KIND_BLOCKED, action, "alice");
+            assertNotNull(after, "the janitor removed a blocked counter whose bucket lives, with a refusal counted " +
+                "after its orphan test. Child janitor: " + log.replace('\n', ' '));
+            assertEquals(2, ShardWords.blockedCountVolatile(after.entry()), "both refusals counted");
+        }
+    }
+}
