@@ -15,7 +15,8 @@ import dev.floodgate.store.ShardWords;
  * its read lock; words read in place count only when the generation is unchanged after them, else the probe
  * looks again) and is read with the readers' arithmetic ({@link EntryArithmetic}), which is the doors' own,
  * including a bucket's conversion to newer units. An entry that cannot be reached in time answers as the
- * action's unreachable rule would answer a check. Stateless; thread-safe; allocates (not a hot path).
+ * action's unreachable rule would answer a check, and so does an entry whose generation moved under each of
+ * {@link Doors#ATTEMPTS} reads (a check gives up the same way). Stateless; thread-safe; allocates (not a hot path).
  */
 public final class Probes
 {
@@ -111,8 +112,12 @@ public final class Probes
         long tat = 0;
         long limit = 0;
         long windowMs = 0;
-        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
+        for (int attempt = 0; ; attempt++)
         {
+            if (attempt == Doors.ATTEMPTS)
+            {
+                return unreachable(doors, action, rule.limit); // moved under every read: as a check answers
+            }
             try
             {
                 found = doors.table().lookup().peek(Entry.KIND_BUCKET, action, identifier);
@@ -143,7 +148,7 @@ public final class Probes
             {
                 break;
             }
-            found = null; // converted or reaped under the read: look again, or answer as full
+            found = null; // converted or reaped under the read: look again
         }
         final long now = doors.ticker.nanos();
         final EntryArithmetic.Bucket state = found == null ? null : EntryArithmetic.bucket(limit, windowMs,
@@ -185,8 +190,12 @@ public final class Probes
         }
         final long[] words = new long[doors.shards];
         final long[] newest = new long[doors.shards];
-        for (int attempt = 0; attempt < Doors.ATTEMPTS; attempt++)
+        for (int attempt = 0; ; attempt++)
         {
+            if (attempt == Doors.ATTEMPTS)
+            {
+                return unreachable(doors, action, limit); // reaped under every read: as a check answers
+            }
             final Resolved found;
             try
             {
@@ -211,7 +220,7 @@ public final class Probes
                 break;
             }
             java.util.Arrays.fill(newest, 0);
-            java.util.Arrays.fill(words, 0); // reaped and reused under the read: look again, or answer as new
+            java.util.Arrays.fill(words, 0); // reaped and reused under the read: look again (gone: answer as new)
         }
         final EntryArithmetic.Window state = EntryArithmetic.window(words, newest, policy.block(action), doors.shards,
             nowNanos);
