@@ -116,13 +116,6 @@ final class Attachment
             // never made here: a typo would leave a whole table behind, refused for want of a policy (found by review)
             throw new FloodgateFileException(config.file(), "no such file (a tool maps a table a broker made)", null);
         }
-        if (adopting)
-        {
-            // Read-only first: mapping for writing makes the lock file beside the table before the table's header
-            // can be read, so a file refused then (another format version, foreign, damaged) was left with a lock
-            // file it did not have (found by review: reset and policy set on an older Floodgate's table).
-            FloodgateReader.open(config.file()).close();
-        }
         final boolean publish = !adopting && PolicyPublisher.publishAsked();
         final QuotaTable table = map(config);
         try
@@ -178,6 +171,14 @@ final class Attachment
     private static QuotaTable map(final FloodgateConfig config)
     {
         JvmFlags.requireInEffect();
+        if (Files.exists(config.file()))
+        {
+            // Read-only first: mapping for writing makes the lock file beside the table before the table's header
+            // can be read, so a file refused then (another format version, foreign, damaged) was left with a lock
+            // file it did not have (found by review: reset and policy set on an older Floodgate's table, then a
+            // broker's open and createFile, which map it the same way).
+            FloodgateReader.open(config.file()).close();
+        }
         return QuotaTable.open(config.file(), config.capacity(), Runtime.getRuntime().availableProcessors(),
             config.groupReadable(), config.ticker().nanos());
     }

@@ -255,8 +255,9 @@ final class ChronicleLayout
         {
             if (!condition)
             {
-                throw new FloodgateFileException(mapping.file(), "not a table this reader understands: " + what,
-                    null);
+                // the writer's words for such a file (TableOpener): a broker's open reads it here first
+                throw new FloodgateFileException(mapping.file(), "has no Floodgate header: a table of another " +
+                    "format (" + what + ")", null);
             }
         }
     }
