@@ -75,7 +75,7 @@ final class SlotResolver
             final long initialState = bucket ? rule.bucket.fullWord(now) :
                 kind == Entry.KIND_LEASE ? LeaseRefill.firstSequence(System.currentTimeMillis()) : 0;
             resolved = lookup.resolve(kind, action, id, limit, windowMs, version, initialState, now,
-                bucket ? (value, header) -> upgrade(value, header, rule) : null);
+                bucket ? (value, header) -> upgrade(value, rule) : null);
         }
         catch (final TableFullException ex)
         {
@@ -96,9 +96,9 @@ final class SlotResolver
 
     /**
      * Converts a bucket's TAT word to the rule's units; under the segment's update lock. See {@link BucketDoor}.
-     * {@code header} is the table's own, whose generation source this holds already.
+     * The file's generation source is this resolver's own: the header the lookup passes is the same table's.
      */
-    private void upgrade(final Entry value, final FileHeader header, final ActionRule rule)
+    private void upgrade(final Entry value, final ActionRule rule)
     {
         BucketConversion.run(value, nextGeneration, rule.limit, rule.windowMs, rule.bucket, rule.version,
             ticker, BucketConversion.STEPS);
