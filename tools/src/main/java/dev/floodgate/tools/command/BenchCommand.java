@@ -97,11 +97,11 @@ public final class BenchCommand implements Callable<Integer>
         final long warmupNs = warmup == null ? 0 : parseDuration("--warmup", warmup);
         load.validate(spec);
         LoadOptions.requireRange(spec, "--keys", keys, 1, 1_000_000);
-        if ((long)keys * load.threads() > MAX_THREAD_KEYS)
+        if (keys * load.threads() > MAX_THREAD_KEYS)
         {
             // each load thread counts every key: the worker's heap grows with their product
             throw new ParameterException(spec.commandLine(), "--keys " + keys + " with --threads " + load.threads() +
-                ": each thread of a worker JVM counts every key, " + String.format("%,d", (long)keys * load.threads()) +
+                ": each thread of a worker JVM counts every key, " + String.format("%,d", keys * load.threads()) +
                 " counters; expected --keys x --threads at most " + String.format("%,d", MAX_THREAD_KEYS) +
                 " (fewer keys or threads)");
         }
