@@ -125,6 +125,9 @@ class ReadCommandsTest
         assertTrue(text.contains("floodgate_table_capacity 1000"), text);
         assertTrue(text.contains("floodgate_table_full_total{action=\"publish\"} 0"), text);
         assertTrue(text.contains("floodgate_checks_unreachable_total{action=\"auth\"} 0"), text);
+        assertTrue(text.contains("# TYPE floodgate_tier_repairs_total counter\nfloodgate_tier_repairs_total 0"), text);
+        assertTrue(text.contains("# TYPE floodgate_tier_divergences_total counter\nfloodgate_tier_divergences_total 0"),
+            text);
         assertTrue(!text.contains("10.0.0.1") && !text.contains(TestWriter.LONG), "no identifier in the labels");
         assertEquals(2, Cli.run("stats", "--file", table, "--prometheus", "--json").code(), "one format at a time");
     }
