@@ -176,8 +176,20 @@ final class Attachment
             // Read-only first: mapping for writing makes the lock file beside the table before the table's header
             // can be read, so a file refused then (another format version, foreign, damaged) was left with a lock
             // file it did not have (found by review: reset and policy set on an older Floodgate's table, then a
-            // broker's open and createFile, which map it the same way).
-            FloodgateReader.open(config.file()).close();
+            // broker's open and createFile, which map it the same way). The same question the writer asks: it
+            // refuses those files before it looks at the boot id (a stale table is replaced, not refused), and a
+            // file removed since the test above is the writer's to create.
+            try
+            {
+                FloodgateReader.open(config.file()).close();
+            }
+            catch (final FloodgateFileException refused)
+            {
+                if (Files.exists(config.file()))
+                {
+                    throw refused;
+                }
+            }
         }
         return QuotaTable.open(config.file(), config.capacity(), Runtime.getRuntime().availableProcessors(),
             config.groupReadable(), config.ticker().nanos());
