@@ -1,17 +1,12 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.LoggedWarnings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.text.MessageFormat;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,47 +30,20 @@ class CapacityMismatchTest
         final Path file = dir.resolve("t.map");
         Floodgate.open(FloodgateConfig.builder().file(file).capacity(1_000).build()).close();
 
-        final Logger logger = Logger.getLogger("dev.floodgate");
-        final List<String> warnings = new ArrayList<>();
-        final Handler handler = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue())
-                {
-                    synchronized (warnings)
-                    {
-                        warnings.add(record.getParameters() == null ? record.getMessage() :
-                            MessageFormat.format(record.getMessage(), record.getParameters()));
-                    }
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        logger.addHandler(handler);
         boolean refused = false;
         long capacityInForce = -1;
-        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(file).capacity(50_000).build()))
+        List<String> warnings = List.of();
+        try (LoggedWarnings log = LoggedWarnings.record())
         {
-            capacityInForce = gate.stats().capacity();
-        }
-        catch (final FloodgateFileException ex)
-        {
-            refused = ex.getMessage().contains("capacity");
-        }
-        finally
-        {
-            logger.removeHandler(handler);
+            try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(file).capacity(50_000).build()))
+            {
+                capacityInForce = gate.stats().capacity();
+            }
+            catch (final FloodgateFileException ex)
+            {
+                refused = ex.getMessage().contains("capacity");
+            }
+            warnings = log.warnings();
         }
         if (!refused)
         {
