@@ -10,8 +10,8 @@ import java.util.List;
  * quota of an action with a cluster quota spends its cost from the cluster's lease ({@link ClusterGate}), and a
  * cluster refusal refuses the whole as a node refusal does (the leases spent and the node claims are given back,
  * except a claim a conversion carried into new units, {@code Charging.held}, which stays counted with the entry as
- * {@link BucketGiveBack#giveBack} says); then each charge counts as one check of its action, with the outcome of the whole; a charge of an action off at
- * that moment is admitted and not counted. Stateless; thread-safe.
+ * {@link BucketGiveBack#giveBack} says); then each charge counts as one check of its action, with the outcome of
+ * the whole; a charge of an action off at that moment is admitted and not counted. Stateless; thread-safe.
  */
 final class ChargeSettlement
 {
