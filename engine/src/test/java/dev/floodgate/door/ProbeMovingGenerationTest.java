@@ -1,16 +1,5 @@
 package dev.floodgate.door;
 
-import com.sun.jdi.Location;
-import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.event.BreakpointEvent;
-import com.sun.jdi.event.ClassPrepareEvent;
-import com.sun.jdi.event.Event;
-import com.sun.jdi.event.EventSet;
-import com.sun.jdi.event.VMDeathEvent;
-import com.sun.jdi.event.VMDisconnectEvent;
-import com.sun.jdi.request.BreakpointRequest;
-import com.sun.jdi.request.ClassPrepareRequest;
-import com.sun.jdi.request.EventRequest;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
@@ -27,10 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -64,54 +51,24 @@ class ProbeMovingGenerationTest
                 assertEquals(Floodgate.ADMITTED, window ? gate.checkLimitInCaller("alice", Action.AUTH) :
                     gate.checkLimit("alice", Action.AUTH));
             }
-            int moved = 0;
+            final int[] moved = {0};
             final String log;
             try (DebuggedChild child = DebuggedChild.start(BucketProber.class, List.of(file.toString(), "alice", door)))
             {
-                final VirtualMachine vm = child.vm();
-                final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
-                prepare.addClassFilter(Entry.class.getName());
-                prepare.enable();
-                vm.resume();
-                boolean running = true;
-                while (running)
+                child.runStoppingAtEntry(Entry.class.getName(), "isCurrentAcquire", hit ->
                 {
-                    final EventSet events = vm.eventQueue().remove(60_000);
-                    assertNotNull(events, "the child went quiet");
-                    for (final Event event : events)
+                    if (hit.thread().frame(1).location().method().name().equals(window ? "nodeWindow" : "nodeBucket"))
                     {
-                        if (event instanceof ClassPrepareEvent prepared)
-                        {
-                            final Location at = prepared.referenceType().methodsByName("isCurrentAcquire").get(0)
-                                .location();
-                            final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
-                            stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
-                            stop.enable();
-                        }
-                        else if (event instanceof BreakpointEvent hit &&
-                            hit.thread().frame(1).location().method().name().equals(window ? "nodeWindow" : "nodeBucket"))
-                        {
-                            // the probe read the words in place and now asks if they are still the entry's: a
-                            // conversion or a reclaim moved the generation meanwhile
-                            final Resolved found = table.lookup().peek(kind, Action.AUTH, "alice");
-                            found.entry().publishGenerationVolatile(table.header().nextGeneration());
-                            moved++;
-                        }
-                        else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
-                        {
-                            running = false;
-                        }
+                        // the probe read the words in place and now asks if they are still the entry's: a
+                        // conversion or a reclaim moved the generation meanwhile
+                        final Resolved found = table.lookup().peek(kind, Action.AUTH, "alice");
+                        found.entry().publishGenerationVolatile(table.header().nextGeneration());
+                        moved[0]++;
                     }
-                    if (running)
-                    {
-                        events.resume();
-                    }
-                }
-                assertTrue(child.process().waitFor(30, TimeUnit.SECONDS), "the child ended");
-                child.awaitOutput();
+                });
                 log = child.transcript();
             }
-            assertEquals(Doors.ATTEMPTS, moved, "the probe looked again each time: " + log);
+            assertEquals(Doors.ATTEMPTS, moved[0], "the probe looked again each time: " + log);
             assertTrue(log.contains("PROBE 10 0 50 50"), "an entry the probe could not read consistently, spent " +
                 "to 0, answered as the unreachable rule (refuse, 50 ms), not as full or new: " + log.replace('\n', ' '));
         }

@@ -1,16 +1,5 @@
 package dev.floodgate.janitor;
 
-import com.sun.jdi.Location;
-import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.event.BreakpointEvent;
-import com.sun.jdi.event.ClassPrepareEvent;
-import com.sun.jdi.event.Event;
-import com.sun.jdi.event.EventSet;
-import com.sun.jdi.event.VMDeathEvent;
-import com.sun.jdi.event.VMDisconnectEvent;
-import com.sun.jdi.request.BreakpointRequest;
-import com.sun.jdi.request.ClassPrepareRequest;
-import com.sun.jdi.request.EventRequest;
 import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.ManualTicker;
@@ -26,10 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -65,58 +52,26 @@ class JanitorIdleRaceTest
         {
             final Resolved slot = table.lookup().resolve(Entry.KIND_BUCKET, Action.PUBLISH, "alice", 1, HOUR_MS, 1,
                 bucket.fullWord(NOW), NOW, null);
-            long chargedAtBreakpoint = -99;
+            final long[] charged = {-99};
             final String log;
             try (DebuggedChild child = DebuggedChild.start(IdleJanitor.class, List.of(file.toString(),
                 Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW), Long.toString(GRACE))))
             {
-                final VirtualMachine vm = child.vm();
-                final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
-                prepare.addClassFilter(Entry.class.getName());
-                prepare.enable();
-                vm.resume();
-                int hits = 0;
-                boolean running = true;
-                while (running)
+                final int[] hits = {0};
+                // the entry of Entry.tombstoneVolatile, which the janitor calls after its idle test; nothing else in
+                // the child tombstones
+                child.runStoppingAtEntry(Entry.class.getName(), "tombstoneVolatile", hit ->
                 {
-                    final EventSet events = vm.eventQueue().remove(60_000);
-                    assertNotNull(events, "the child janitor went quiet");
-                    for (final Event event : events)
-                    {
-                        if (event instanceof ClassPrepareEvent prepared)
-                        {
-                            // the entry of Entry.tombstoneVolatile, which the janitor calls after its idle test;
-                            // nothing else in the child tombstones
-                            final Location at = prepared.referenceType().methodsByName("tombstoneVolatile").get(0)
-                                .location();
-                            final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
-                            stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
-                            stop.enable();
-                        }
-                        else if (event instanceof BreakpointEvent)
-                        {
-                            hits++;
-                            // the janitor judged the full bucket idle and holds the write lock; a warm check
-                            // (generation still the one it cached, no lock) charges the bucket now
-                            chargedAtBreakpoint = bucket.tryAcquire(slot.entry(), ticker, 1, slot.generation());
-                        }
-                        else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
-                        {
-                            running = false;
-                        }
-                    }
-                    if (running)
-                    {
-                        events.resume();
-                    }
-                }
-                assertEquals(1, hits, "the janitor tombstoned the one bucket once");
-                assertTrue(child.process().waitFor(30, TimeUnit.SECONDS), "the child janitor ended");
-                child.awaitOutput();
+                    hits[0]++;
+                    // the janitor judged the full bucket idle and holds the write lock; a warm check (generation
+                    // still the one it cached, no lock) charges the bucket now
+                    charged[0] = bucket.tryAcquire(slot.entry(), ticker, 1, slot.generation());
+                });
+                assertEquals(1, hits[0], "the janitor tombstoned the one bucket once");
                 log = child.transcript();
             }
             assertTrue(log.contains("DONE"), "the child janitor's passes: " + log);
-            assertEquals(Floodgate.ADMITTED, chargedAtBreakpoint, "the first check of the hour is admitted");
+            assertEquals(Floodgate.ADMITTED, charged[0], "the first check of the hour is admitted");
 
             // the next check, 1 s after the janitor's second pass: well within the hour
             final long later = NOW + GRACE + 1_000_000_000L;

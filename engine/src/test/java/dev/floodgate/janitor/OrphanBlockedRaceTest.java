@@ -1,16 +1,5 @@
 package dev.floodgate.janitor;
 
-import com.sun.jdi.Location;
-import com.sun.jdi.VirtualMachine;
-import com.sun.jdi.event.BreakpointEvent;
-import com.sun.jdi.event.ClassPrepareEvent;
-import com.sun.jdi.event.Event;
-import com.sun.jdi.event.EventSet;
-import com.sun.jdi.event.VMDeathEvent;
-import com.sun.jdi.event.VMDisconnectEvent;
-import com.sun.jdi.request.BreakpointRequest;
-import com.sun.jdi.request.ClassPrepareRequest;
-import com.sun.jdi.request.EventRequest;
 import dev.floodgate.Action;
 import dev.floodgate.door.TokenBucket;
 import dev.floodgate.store.Entry;
@@ -25,7 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -65,56 +53,27 @@ class OrphanBlockedRaceTest
             final Resolved counter = table.lookup().resolve(Entry.KIND_BLOCKED, action, "alice", 0, 0, 0, 0, NOW,
                 null);
             assertTrue(ShardWords.addRefusalIfCurrent(counter.entry(), counter.generation(), 0));
-            int hits = 0;
+            final int[] hits = {0};
             final String log;
             try (DebuggedChild child = DebuggedChild.start(IdleJanitor.class, List.of(file.toString(),
                 Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW), Long.toString(GRACE))))
             {
-                final VirtualMachine vm = child.vm();
-                final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
-                prepare.addClassFilter(Janitor.class.getName());
-                prepare.enable();
-                vm.resume();
-                boolean running = true;
-                while (running)
+                child.runStoppingAtEntry(Janitor.class.getName(), "writeLocked", hit ->
                 {
-                    final EventSet events = vm.eventQueue().remove(60_000);
-                    assertNotNull(events, "the child janitor went quiet");
-                    for (final Event event : events)
+                    if (hits[0]++ == 0)
                     {
-                        if (event instanceof ClassPrepareEvent prepared)
-                        {
-                            final Location at = prepared.referenceType().methodsByName("writeLocked").get(0)
-                                .location();
-                            final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
-                            stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
-                            stop.enable();
-                        }
-                        else if (event instanceof BreakpointEvent && hits++ == 0)
-                        {
-                            // first pass, about to tombstone the orphan: a client comes back, its bucket is created
-                            // and a refusal counted (a cold refusal creates the bucket before it counts)
-                            table.lookup().resolve(Entry.KIND_BUCKET, action, "alice", 1, MINUTE_MS, 1,
-                                bucket.fullWord(NOW), NOW, null);
-                            assertTrue(ShardWords.addRefusalIfCurrent(counter.entry(), counter.generation(), 1),
-                                "the counter was live at the breakpoint");
-                        }
-                        else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
-                        {
-                            running = false;
-                        }
+                        // first pass, about to tombstone the orphan: a client comes back, its bucket is created and
+                        // a refusal counted (a cold refusal creates the bucket before it counts)
+                        table.lookup().resolve(Entry.KIND_BUCKET, action, "alice", 1, MINUTE_MS, 1,
+                            bucket.fullWord(NOW), NOW, null);
+                        assertTrue(ShardWords.addRefusalIfCurrent(counter.entry(), counter.generation(), 1),
+                            "the counter was live at the breakpoint");
                     }
-                    if (running)
-                    {
-                        events.resume();
-                    }
-                }
-                assertTrue(child.process().waitFor(30, TimeUnit.SECONDS), "the child janitor ended");
-                child.awaitOutput();
+                });
                 log = child.transcript();
             }
             assertTrue(log.contains("DONE"), "the child janitor's passes: " + log);
-            assertTrue(hits >= 1, "the janitor judged the counter orphaned: " + log);
+            assertTrue(hits[0] >= 1, "the janitor judged the counter orphaned: " + log);
             final Resolved after = table.lookup().peek(Entry.KIND_BLOCKED, action, "alice");
             assertNotNull(after, "the janitor removed a blocked counter whose bucket lives, with a refusal counted " +
                 "after its orphan test. Child janitor: " + log.replace('\n', ' '));

@@ -1,10 +1,20 @@
 package dev.floodgate.testkit;
 
 import com.sun.jdi.Bootstrap;
+import com.sun.jdi.Location;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.connect.AttachingConnector;
 import com.sun.jdi.connect.Connector;
 import com.sun.jdi.connect.IllegalConnectorArgumentsException;
+import com.sun.jdi.event.BreakpointEvent;
+import com.sun.jdi.event.ClassPrepareEvent;
+import com.sun.jdi.event.Event;
+import com.sun.jdi.event.EventSet;
+import com.sun.jdi.event.VMDeathEvent;
+import com.sun.jdi.event.VMDisconnectEvent;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.ClassPrepareRequest;
+import com.sun.jdi.request.EventRequest;
 import dev.floodgate.JvmFlags;
 
 import java.io.BufferedReader;
@@ -116,6 +126,64 @@ public final class DebuggedChild implements AutoCloseable
     public void awaitOutput() throws InterruptedException
     {
         drain.join(10_000);
+    }
+
+    /** What a test does while the child is stopped at a breakpoint. */
+    @FunctionalInterface
+    public interface AtBreakpoint
+    {
+        /** @param hit the breakpoint's event: its thread's frames are the child's, stopped. */
+        void at(BreakpointEvent hit) throws Exception;
+    }
+
+    /**
+     * Resumes the child and runs it to its end, the whole child stopped at the entry of {@code className}'s first
+     * method named {@code method} each time one of its threads gets there, while {@code atEntry} runs; then waits for
+     * its output to end.
+     */
+    public void runStoppingAtEntry(final String className, final String method, final AtBreakpoint atEntry)
+        throws Exception
+    {
+        final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
+        prepare.addClassFilter(className);
+        prepare.enable();
+        vm.resume();
+        boolean running = true;
+        while (running)
+        {
+            final EventSet events = vm.eventQueue().remove(60_000);
+            if (events == null)
+            {
+                throw new AssertionError("the child went quiet: " + transcript());
+            }
+            for (final Event event : events)
+            {
+                if (event instanceof ClassPrepareEvent prepared)
+                {
+                    final Location at = prepared.referenceType().methodsByName(method).get(0).location();
+                    final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(at);
+                    stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+                    stop.enable();
+                }
+                else if (event instanceof BreakpointEvent hit)
+                {
+                    atEntry.at(hit);
+                }
+                else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
+                {
+                    running = false;
+                }
+            }
+            if (running)
+            {
+                events.resume();
+            }
+        }
+        if (!process.waitFor(30, TimeUnit.SECONDS))
+        {
+            throw new AssertionError("the child did not end: " + transcript());
+        }
+        awaitOutput();
     }
 
     @Override
