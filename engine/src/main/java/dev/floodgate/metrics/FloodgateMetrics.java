@@ -26,7 +26,9 @@ import java.util.function.ToLongFunction;
  * <li>the node's, shared by every JVM mapping the file ({@link Floodgate#stats()}):
  * {@code floodgate.table.entries}, {@code floodgate.table.capacity}, {@code floodgate.table.occupancy}
  * (gauges), {@code floodgate.table.full} and {@code floodgate.checks.unreachable} (counters, tag
- * {@code action}), {@code floodgate.janitor.reaped} (counter).</li>
+ * {@code action}), {@code floodgate.janitor.reaped}, {@code floodgate.tier.repairs} and
+ * {@code floodgate.tier.divergences} (counters: segment entry counts a scan repaired, or found diverged in a chained
+ * tier, after which scans skip the rest of that segment until the file is recovered offline).</li>
  * </ul>
  * With a cluster quota (issue 12), registered only then (see {@link ClusterMeters}): this process's
  * {@code floodgate.cluster.refused} (tag {@code action}), {@code floodgate.cluster.fallbacks} (tags {@code action},
@@ -53,7 +55,8 @@ public final class FloodgateMetrics implements MeterBinder
     /** Every name this binder and {@link ClusterMeters} register, replaced when an instance is bound. */
     private static final Set<String> NAMES = Set.of("floodgate.checks", "floodgate.table.full",
         "floodgate.checks.unreachable", "floodgate.table.entries", "floodgate.table.capacity",
-        "floodgate.table.occupancy", "floodgate.janitor.reaped", "floodgate.cluster.refused",
+        "floodgate.table.occupancy", "floodgate.janitor.reaped", "floodgate.tier.repairs",
+        "floodgate.tier.divergences", "floodgate.cluster.refused",
         "floodgate.cluster.fallbacks", "floodgate.cluster.round.trips", "floodgate.cluster.tokens.leased",
         "floodgate.cluster.unavailable", "floodgate.cluster.connected", "floodgate.cluster.leases",
         "floodgate.cluster.tokens.unused");
@@ -114,6 +117,12 @@ public final class FloodgateMetrics implements MeterBinder
             .description("entries over capacity").register(registry);
         FunctionCounter.builder("floodgate.janitor.reaped", floodgate, f -> node(f, Stats::reaped))
             .description("entries the janitors of every process removed").register(registry);
+        FunctionCounter.builder("floodgate.tier.repairs", floodgate, f -> node(f, Stats::tierRepairs))
+            .description("segment entry counts left ahead by a process that died inside an insert, repaired online")
+            .register(registry);
+        FunctionCounter.builder("floodgate.tier.divergences", floodgate, f -> node(f, Stats::tierDivergences))
+            .description("segment entry counts diverged in a chained tier: scans skip the rest of the segment until " +
+                "the file is recovered offline").register(registry);
         if (floodgate.config().hasClusterQuota())
         {
             ClusterMeters.bind(registry, this, floodgate);

@@ -4,6 +4,8 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.Ticker;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.TierCounts;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -60,6 +62,8 @@ class FloodgateMetricsTest
             assertEquals(0, counter(registry, "floodgate.table.full", "action", "publish"));
             assertEquals(0, counter(registry, "floodgate.checks.unreachable", "action", "auth"));
             assertEquals(0, registry.get("floodgate.janitor.reaped").functionCounter().count());
+            assertEquals(0, registry.get("floodgate.tier.repairs").functionCounter().count());
+            assertEquals(0, registry.get("floodgate.tier.divergences").functionCounter().count());
             for (final Meter meter : registry.getMeters())
             {
                 assertTrue(meter.getId().getTags().stream().noneMatch(t -> t.getValue().contains("alice") ||
@@ -70,6 +74,37 @@ class FloodgateMetricsTest
             "a closed instance reads NaN");
         now.addAndGet(1_000 * MS);
         assertTrue(Double.isNaN(registry.get("floodgate.table.entries").gauge().value()));
+    }
+
+    /**
+     * The segment entry counts a scan repaired (a process died inside an insert) or found diverged in a chained tier
+     * (the janitor then skips the rest of that segment until the file is recovered offline): node counters, as
+     * {@code floodgate stats} shows them, which had no meter.
+     */
+    @Test
+    void shouldCountTheNodesRepairedAndDivergedEntryCounts()
+    {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final Path file = dir.resolve("tiers.map");
+        // no janitor pass during the test: each scan that meets the divergence counts it again
+        final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000).ticker(ticker)
+            .cleanupIntervalMs(3_600_000).build();
+        try (Floodgate gate = Floodgate.open(config))
+        {
+            new FloodgateMetrics(gate).bindTo(registry);
+            gate.checkLimit("10.0.0.1", Action.AUTH);
+            assertEquals(0, registry.get("floodgate.tier.repairs").functionCounter().count());
+            try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
+            {
+                final int chained = TierCounts.segmentWithAChainedTier(table);
+                TierCounts.countOneAhead(table, chained);
+                TierCounts.countOneAhead(table, TierCounts.segmentWithOneTier(table)); // another: not chained
+                table.scans().forEachEntryInPlace((key, entry) -> { }); // what the janitor's pass does
+            }
+            now.addAndGet(1_000 * MS); // past the second a node read serves
+            assertEquals(1, registry.get("floodgate.tier.repairs").functionCounter().count());
+            assertEquals(1, registry.get("floodgate.tier.divergences").functionCounter().count());
+        }
     }
 
     /** Binds as README.md shows it, keeping no reference to the binder; @return a weak one, to see it collected. */
