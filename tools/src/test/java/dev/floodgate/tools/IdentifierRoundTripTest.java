@@ -58,6 +58,53 @@ class IdentifierRoundTripTest
     }
 
     /**
+     * An identifier with a lone surrogate (an unpaired UTF-16 char, which a broker may pass on from a client) was
+     * stored with '?' in its label (plain UTF-8 has no form for it), so dump and top showed it as '?', the same as an
+     * identifier holding a real '?', and dump --identifier never found it. It shows as an escape, as other
+     * characters a terminal cannot print do, and dump's columns after it stay aligned (top prints it last).
+     */
+    @Test
+    void loneSurrogateShowsAsAnEscapeApartFromAQuestionMarkAndKeepsTheColumnsAligned() throws Exception
+    {
+        final String lone = "a\uD800b";
+        final Path file = dir.resolve("t.map");
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(file).capacity(1_000)
+            .limit(Action.AUTH, 1, 3_600_000).build()))
+        {
+            for (final String id : new String[] {lone, "a?b", "a-much-longer-identifier"})
+            {
+                gate.checkLimit(id, Action.AUTH);
+                gate.checkLimit(id, Action.AUTH); // refused: a blocked counter, for top
+            }
+        }
+        final Cli.Result dump = Cli.run("dump", "--file", file.toString(), "--kind", "bucket");
+        assertEquals(0, dump.code(), dump::toString);
+        assertTrue(dump.out().contains("a\\x{d800}b "), dump.out());
+        assertTrue(dump.out().contains("a?b "), dump.out());
+        assertActionColumnAligned(dump.out());
+        final Cli.Result top = Cli.run("top", "--file", file.toString(), "--action", "auth");
+        assertEquals(0, top.code(), top::toString);
+        assertTrue(top.out().contains("a\\x{d800}b"), top.out());
+        assertTrue(top.out().contains("a?b"), top.out());
+
+        final Cli.Result found = Cli.run("dump", "--file", file.toString(), "--json", "--identifier", lone);
+        final JsonNode entries = JSON.readTree(found.out());
+        assertEquals(2, entries.size(), "dump --identifier finds its bucket and blocked counter: " + found);
+        assertEquals(lone, entries.get(0).get("identifier").asText(), "--json carries the identifier as it is");
+    }
+
+    /** The ACTION column, after the identifiers, starts at its header's offset on every row. */
+    private static void assertActionColumnAligned(final String out)
+    {
+        final String[] lines = out.split("\n");
+        final int at = lines[0].indexOf("ACTION");
+        for (int i = 1; i < lines.length - 1; i++) // the last line counts the entries
+        {
+            assertEquals(at, lines[i].indexOf(" auth ") + 1, "row " + i + " of\n" + out);
+        }
+    }
+
+    /**
      * The JSON was written in the platform's stdout charset: under the POSIX locale (a container without LANG), a
      * non-ASCII identifier came out as '?', so the raw identifier did not round-trip.
      */
