@@ -1,8 +1,8 @@
 package dev.floodgate.cluster;
 
 import dev.floodgate.Action;
+import dev.floodgate.store.Wtf8;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,7 +19,7 @@ import java.util.Objects;
  * names made of {@code [a-z_]}, and no {@code floodgate:<action>:} or {@code floodgate:<action>#} is a prefix of
  * another action's, so whatever an identifier holds (':', '{', '}', newlines, "auth:x") it stays inside its own
  * action's keys. The identifier's UTF-16 is encoded as UTF-8, except that a lone surrogate is written as its own
- * three bytes (as WTF-8 does) instead of '?': two distinct strings never share a key, as in the node's table. Long
+ * three bytes ({@link Wtf8}) instead of '?': two distinct strings never share a key, as in the node's table. Long
  * identifiers are digested so an attacker cannot make Redis keep megabyte keys.
  *
  * <p>No hash tag: each script call touches one key, and a tag on the action would put all of an action's buckets
@@ -50,7 +50,7 @@ public final class LeaseKey
         {
             throw new IllegalArgumentException("identifier is empty: expected at least one character");
         }
-        final byte[] encoded = encode(identifier);
+        final byte[] encoded = Wtf8.encode(identifier);
         final boolean raw = encoded.length <= MAX_RAW_BYTES;
         final byte[] tail = raw ? encoded : HexFormat.of().formatHex(sha256(encoded)).getBytes(StandardCharsets.US_ASCII);
         final byte[] prefix = ("floodgate:" + action.configPrefix() + (raw ? ":" : "#")).getBytes(StandardCharsets.US_ASCII);
@@ -86,40 +86,6 @@ public final class LeaseKey
     public String toString()
     {
         return new String(bytes, StandardCharsets.UTF_8);
-    }
-
-    /** UTF-8, with each unpaired surrogate as its three-byte form. */
-    static byte[] encode(final CharSequence s)
-    {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(s.length() + 8);
-        for (int i = 0; i < s.length(); i++)
-        {
-            final char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1)))
-            {
-                final int cp = Character.toCodePoint(c, s.charAt(++i));
-                out.write(0xF0 | cp >>> 18);
-                out.write(0x80 | cp >>> 12 & 0x3F);
-                out.write(0x80 | cp >>> 6 & 0x3F);
-                out.write(0x80 | cp & 0x3F);
-            }
-            else if (c < 0x80)
-            {
-                out.write(c);
-            }
-            else if (c < 0x800)
-            {
-                out.write(0xC0 | c >>> 6);
-                out.write(0x80 | c & 0x3F);
-            }
-            else
-            {
-                out.write(0xE0 | c >>> 12);
-                out.write(0x80 | c >>> 6 & 0x3F);
-                out.write(0x80 | c & 0x3F);
-            }
-        }
-        return out.toByteArray();
     }
 
     private static byte[] sha256(final byte[] bytes)

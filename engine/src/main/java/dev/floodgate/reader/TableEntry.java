@@ -15,7 +15,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * @param kind             the entry's kind.
  * @param action           the action.
- * @param label            the identifier's first UTF-8 bytes as stored: attacker-chosen, escape before printing.
+ * @param label            the identifier's first bytes as stored (UTF-8, a lone surrogate kept as its own three
+ *                         bytes), as text: attacker-chosen, escape before printing.
  * @param identifierLength the identifier's length in chars; longer than the label when it was cut.
  * @param generation       unique per insertion (and per bucket unit conversion); meaningless when tombstoned.
  * @param tombstoned       true while the janitor ages the entry out (after a reset or idleness).

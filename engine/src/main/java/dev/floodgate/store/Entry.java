@@ -3,8 +3,6 @@ package dev.floodgate.store;
 import dev.floodgate.Action;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.charset.StandardCharsets;
-
 import static dev.floodgate.store.EntryLayout.*;
 
 /**
@@ -222,7 +220,7 @@ public final class Entry
         final int length = Math.max(0, Math.min(LABEL_MAX_BYTES, value.getInt(LABEL_LENGTH_OFFSET)));
         final byte[] bytes = new byte[length];
         value.getBytes(LABEL_OFFSET, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return Wtf8.decode(bytes);
     }
 
     // ---- touched ----

@@ -3,8 +3,6 @@ package dev.floodgate.store;
 import dev.floodgate.Action;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * The layout of one quota entry's value in the file (its key is {@link KeyHasher}'s): the offsets {@link Entry}
  * (the header) and {@link BucketWords}, {@link ShardWords} and {@link LeaseWords} (each kind's own words) read and
@@ -33,7 +31,7 @@ import java.nio.charset.StandardCharsets;
  *  +-------------------------------+-------------------------------+
  *  |  Identifier length, chars (32)|  Label length, bytes (32)     | 72
  *  +-------------------------------+-------------------------------+
- *  |                 Label: identifier's first UTF-8 bytes (384)   | 80..127
+ *  |                 Label: identifier's first WTF-8 bytes (384)   | 80..127
  *  +---------------------------------------------------------------+
  *  |                 Shard 0 word (64): a window's                 | 128  line 2: shard 0
  *  |                 window tag (22) | used (42),                   |
@@ -188,17 +186,20 @@ public final class EntryLayout
 
     /**
      * @param identifier an identifier.
-     * @return its first UTF-8 bytes, at most {@link #LABEL_MAX_BYTES}, never splitting a character.
+     * @return its first bytes in {@link Wtf8} (UTF-8 keeping lone surrogates), at most {@link #LABEL_MAX_BYTES},
+     * never splitting a character.
      */
     static byte[] label(final CharSequence identifier)
     {
         int prefixChars = Math.min(identifier.length(), LABEL_MAX_BYTES);
         if (prefixChars < identifier.length() && Character.isHighSurrogate(identifier.charAt(prefixChars - 1)))
         {
-            prefixChars--; // cut before a pair, not inside it: a lone half encodes as '?', and the label was no
-                           // prefix of its identifier, so `dump --identifier` never matched (found by review)
+            prefixChars--; // cut before a pair, not inside it: a half cut off is a lone surrogate the identifier
+                           // does not have, and `dump --identifier` never matched (found by review)
         }
-        final byte[] utf8 = identifier.subSequence(0, prefixChars).toString().getBytes(StandardCharsets.UTF_8);
+        // a lone surrogate the identifier has keeps a form of its own: written as '?', dump and top showed "a",
+        // U+D800, "b" and "a?b" alike (found by review)
+        final byte[] utf8 = Wtf8.encode(identifier.subSequence(0, prefixChars));
         int length = Math.min(utf8.length, LABEL_MAX_BYTES);
         while (length > 0 && length < utf8.length && (utf8[length] & 0xC0) == 0x80)
         {
