@@ -60,14 +60,22 @@ class ClusterOutageTest
 
                 redis.restart();
                 ClusterKit.awaitAdmitted(gate, "10.0.0.2", Action.AUTH); // AUTH leases resume
+                final long localBefore = localFallbacks(gate);
+                final long startNanos = System.nanoTime();
                 long admitted = 0;
                 for (int i = 0; i < 200; i++)
                 {
                     admitted += gate.checkLimit("bob", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
                 }
-                // a few may be admitted by the local fallback while bob's first lease is slower than a check waits
-                assertTrue(admitted >= 5 && admitted <= CLUSTER_LIMIT + 20, "PUBLISH is held to the cluster " +
-                    "quota again, not the node's: " + admitted);
+                // the local fallback admits while bob's first lease is slower than a check waits (a loaded host: 95
+                // of 200 admitted once, against a bound of the cluster limit and 20); every other admission is the
+                // cluster's: its bucket, full, and what it refilled meanwhile
+                final long local = localFallbacks(gate) - localBefore;
+                final long allowed = ClusterKit.allowance(CLUSTER_LIMIT, 1_000, 0,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + 1);
+                assertTrue(admitted >= 5 && admitted - local <= allowed, "PUBLISH is held to the cluster quota " +
+                    "again, not the node's: " + admitted + " admitted, " + local + " of them by the fallback, the " +
+                    "cluster allowing " + allowed);
 
                 // a stalled server answers nothing: each check gives up on its lease at 50 ms
                 redis.pause();
@@ -86,6 +94,11 @@ class ClusterOutageTest
                     "past the bound: " + java.util.Arrays.toString(stalled));
             }
         }
+    }
+
+    private static long localFallbacks(final Floodgate gate)
+    {
+        return gate.processCluster().checks().get(Action.PUBLISH).fallbacksLocal();
     }
 
     /** @return {admitted, checks, refused with the cluster retry-after, slowest check in ms} over 1.5 s. */
