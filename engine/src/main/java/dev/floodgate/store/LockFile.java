@@ -242,16 +242,24 @@ final class LockFile
      * Runs {@code action} holding byte {@code position}'s exclusive lock, waiting for it: exclusive among every
      * process and, through this instance's monitor, every thread.
      *
-     * @throws IOException from the action or the lock.
+     * @param timeoutNanos how long to wait for a live holder (a stopped one holds the byte as long as it stays so).
+     * @throws IOException from the action or the lock, or when the lock stayed held for {@code timeoutNanos}.
      */
-    synchronized void underLock(final long position, final IoAction action) throws IOException
+    synchronized void underLock(final long position, final long timeoutNanos, final IoAction action)
+        throws IOException
     {
         // tried, not FileChannel.lock: that one is interruptible, and an interrupt while it waits closes the channel,
         // which drops every slot lock this JVM holds on the file and left it unusable to later opens (found by review)
         FileLock lock;
         long parkNanos = 100_000L;
+        final long start = System.nanoTime();
         while ((lock = channel.tryLock(position, 1, false)) == null)
         {
+            if (System.nanoTime() - start >= timeoutNanos)
+            {
+                throw new IOException(path + ": another process held byte " + position + " of it for " +
+                    timeoutNanos / 1_000_000L + " ms (a process stopped while it held it)");
+            }
             LockSupport.parkNanos(parkNanos);
             parkNanos = Math.min(2 * parkNanos, 10_000_000L);
             if (Thread.currentThread().isInterrupted())

@@ -249,14 +249,15 @@ public final class SlotLocks
     /**
      * Runs {@code action} holding the lock file's replace lock (byte {@link #REPLACE_BYTE}), exclusive among
      * every process and thread: replacing a table file from a previous boot must happen once. Not the table's
-     * own lock: Chronicle Map holds a shared lock on the table for as long as it is mapped.
+     * own lock: Chronicle Map holds a shared lock on the table for as long as it is mapped. Held for a test and a
+     * rename, so a wait of {@link QuotaTable#TOOL_TIMEOUT_NANOS} means a stopped holder, and the wait fails.
      *
-     * @param action what to do under the lock.
-     * @throws IOException from the action or the lock.
+     * @param action what to do under the lock; must not take long.
+     * @throws IOException from the action or the lock, or when a process held the lock that long.
      */
     public void underReplaceLock(final IoAction action) throws IOException
     {
-        file.underLock(REPLACE_BYTE, action);
+        file.underLock(REPLACE_BYTE, QuotaTable.TOOL_TIMEOUT_NANOS, action);
     }
 
     /**

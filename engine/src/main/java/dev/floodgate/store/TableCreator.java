@@ -99,6 +99,34 @@ final class TableCreator
     private static void create(final Path file, final long capacity, final int shards, final boolean groupReadable,
         final long nowNanos, final int creator)
     {
+        final Path temp = buildTemp(file, capacity, shards, groupReadable, nowNanos, creator);
+        try
+        {
+            Files.createLink(file, temp);
+        }
+        catch (final FileAlreadyExistsException raced)
+        {
+            // another process created it first: use theirs
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
+        }
+        finally
+        {
+            deleteTemp(temp);
+        }
+    }
+
+    /**
+     * Builds a complete table in a new temporary file of the table's directory named after {@code creator}, a
+     * creator lock this process holds meanwhile ({@link #removeDeadTemps}).
+     *
+     * @return the temporary file; the caller links or moves it into place and removes it.
+     */
+    private static Path buildTemp(final Path file, final long capacity, final int shards,
+        final boolean groupReadable, final long nowNanos, final int creator)
+    {
         makeDirectory(file, groupReadable);
         final Path dir = file.toAbsolutePath().getParent();
         final Path temp;
@@ -115,29 +143,29 @@ final class TableCreator
         try
         {
             build(temp, capacity, shards, nowNanos);
-            try
-            {
-                Files.createLink(file, temp);
-            }
-            catch (final FileAlreadyExistsException raced)
-            {
-                // another process created it first: use theirs
-            }
+            return temp;
         }
         catch (final IOException | RuntimeException ex)
         {
+            deleteTemp(temp);
             throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
         }
-        finally
+        catch (final Error ex)
         {
-            try
-            {
-                Files.deleteIfExists(temp);
-            }
-            catch (final IOException ignored)
-            {
-                // a leftover temp file is harmless and named as such
-            }
+            deleteTemp(temp);
+            throw ex;
+        }
+    }
+
+    private static void deleteTemp(final Path temp)
+    {
+        try
+        {
+            Files.deleteIfExists(temp);
+        }
+        catch (final IOException ignored)
+        {
+            // a leftover temp file is named after its creator lock: the next open removes it
         }
     }
 
@@ -208,6 +236,12 @@ final class TableCreator
         }
     }
 
+    /**
+     * Replaces the table at {@code file}, found written under a previous boot as inode {@code staleInode}, unless
+     * another process replaced (or removed) it meanwhile. Built as {@link #create} builds, and only the test of the
+     * path and the rename run under the replace lock: a process stopped while it built there held every other open
+     * for as long as it stayed stopped (found by review). Replacers at once each build; the first rename wins.
+     */
     static void replaceStale(
         final Path file,
         final Object staleInode,
@@ -217,27 +251,49 @@ final class TableCreator
         final long nowNanos,
         final SlotLocks locks)
     {
+        if (!staleInode.equals(inodeOrNull(file)))
+        {
+            return; // replaced already: the caller maps what is there now
+        }
+        final int creator = locks.claimCreator();
         try
         {
-            locks.underReplaceLock(() ->
+            final Path temp = buildTemp(file, capacity, shards, groupReadable, nowNanos, creator);
+            try
             {
-                // Under the lock, the path must still name the inode we found stale: otherwise another process
-                // replaced it meanwhile, and its fresh table is the one to use.
-                if (!staleInode.equals(inode(file)))
+                locks.underReplaceLock(() ->
                 {
-                    return;
-                }
-                final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
-                Files.deleteIfExists(fresh);
-                Files.createFile(fresh, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString(groupReadable ? "rw-r-----" : "rw-------")));
-                build(fresh, capacity, shards, nowNanos);
-                Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            });
+                    // still the stale inode, or another process's fresh table (or none: the caller creates one)
+                    if (staleInode.equals(inodeOrNull(file)))
+                    {
+                        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                });
+            }
+            catch (final IOException ex)
+            {
+                throw new FloodgateFileException(file, "from a previous boot cannot be replaced: " + describe(ex), ex);
+            }
+            finally
+            {
+                deleteTemp(temp);
+            }
+        }
+        finally
+        {
+            locks.unclaimCreator(creator);
+        }
+    }
+
+    private static Object inodeOrNull(final Path file)
+    {
+        try
+        {
+            return Files.readAttributes(file, "unix:ino").get("ino");
         }
         catch (final IOException ex)
         {
-            throw new FloodgateFileException(file, "from a previous boot cannot be replaced: " + describe(ex), ex);
+            return null;
         }
     }
 
