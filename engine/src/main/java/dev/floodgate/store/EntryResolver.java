@@ -8,6 +8,7 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -132,11 +133,23 @@ final class EntryResolver
         }
         try
         {
+            if (allocating && !TierSpace.tailBacked((VanillaChronicleHash<?, ?, ?, ?>)map, file))
+            {
+                return 4;
+            }
             c.absentEntry().doInsert(c.wrapValueAsData(fresh));
         }
         catch (final IllegalStateException ex)
         {
             return 4; // Chronicle ran out of segment tiers before the entry count reached capacity
+        }
+        catch (final RuntimeException ex)
+        {
+            if (ex.getCause() instanceof IOException)
+            {
+                return 4; // the file could not grow by a tier (a full file system): as full, not thrown at the check
+            }
+            throw ex;
         }
         finally
         {

@@ -3,10 +3,17 @@ package dev.floodgate.store;
 import net.openhft.chronicle.core.OS;
 import net.openhft.chronicle.hash.impl.BigSegmentHeader;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import net.openhft.chronicle.hash.impl.util.jna.PosixFallocate;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * What Floodgate knows of Chronicle Map 2026.1's segment tiers: whether an insert will stay in a segment's first
- * tier, so that it needs no tier allocation (and so no allocation guard, see {@link TableGuard}). Read-only.
+ * tier, so that it needs no tier allocation (and so no allocation guard, see {@link TableGuard}), and whether the file
+ * can back the tiers an allocation maps.
  */
 final class TierSpace
 {
@@ -58,5 +65,39 @@ final class TierSpace
             }
         }
         return false;
+    }
+
+    /**
+     * Whether the file has room for the tier bulk an allocation is about to map. Chronicle grows the file
+     * ({@code ftruncate}) before it asks the file system for the bulk's blocks ({@code fallocate}); when there is no
+     * room (a full tmpfs) the allocation fails with the file grown but those pages not backed, and the next
+     * allocation, finding the file long enough, maps them without asking and writes there: a SIGBUS, thrown into the
+     * check as {@code InternalError} (found by review). So the tail an allocation left behind is backed here first,
+     * or the insert is refused. Call under the allocation guard (nobody else grows the file meanwhile).
+     *
+     * @return false when the file system cannot back the tail (the caller answers as for a full table).
+     */
+    static boolean tailBacked(final VanillaChronicleHash<?, ?, ?, ?> map, final Path file)
+    {
+        final long allocated = map.globalMutableState().getDataStoreSize();
+        try
+        {
+            final long size = Files.size(file);
+            if (size - allocated <= OS.mapAlignment())
+            {
+                return true; // no tail: only the last page's rounding
+            }
+            // another descriptor of the table, closed again, as FileCheck's: POSIX drops this process's locks on the
+            // file with it, of which Chronicle's shared one only keeps Chronicle's offline recovery out
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+            {
+                PosixFallocate.fallocate(raf.getFD(), allocated, size - allocated);
+            }
+            return true;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return false;
+        }
     }
 }
