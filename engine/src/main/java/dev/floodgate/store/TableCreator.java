@@ -6,15 +6,12 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Makes table files: the one Chronicle Map configuration every table has, a new file built in a private
@@ -28,7 +25,7 @@ final class TableCreator
     /** Each segment has a guard of its own ({@link TableGuard}): more segments, less held up by one holder. */
     private static final int MIN_SEGMENTS = 8;
     private static final long MIN_SIZED_ENTRIES = 1_024;
-    private static final String TEMP_SUFFIX = ".creating";
+    static final String TEMP_SUFFIX = ".creating";
 
     private TableCreator()
     {
@@ -85,14 +82,24 @@ final class TableCreator
     static void create(final Path file, final long capacity, final int shards, final boolean groupReadable,
         final long nowNanos, final SlotLocks locks)
     {
+        final FloodgateFileException failed;
         final int creator = locks.claimCreator();
         try
         {
             create(file, capacity, shards, groupReadable, nowNanos, creator);
+            return;
+        }
+        catch (final FloodgateFileException ex)
+        {
+            failed = ex;
         }
         finally
         {
-            locks.unclaimCreator(creator);
+            locks.unclaimCreator(creator); // before waiting: two failed creators must not wait for each other
+        }
+        if (!CreatorTemps.awaitRivalTable(file, locks))
+        {
+            throw failed;
         }
     }
 
@@ -182,44 +189,7 @@ final class TableCreator
         }
     }
 
-    /**
-     * Removes the temporary tables of creators that died mid-build: a create cleans up in a {@code finally} that a
-     * SIGKILL skips, and under {@code /dev/shm} each leftover holds its whole size in memory until reboot (found by
-     * review: 156 MB per killed first start at capacity 400,000). A temporary table names the creator lock its
-     * creator holds in the lock file while it builds ({@link SlotLocks#claimCreator}): when nobody holds it, the
-     * kernel dropped it with its process, whatever its pid namespace (a later creator holding the same lock only
-     * delays the removal). Best effort: what cannot be removed stays, and so do temporary tables named otherwise.
-     *
-     * @param file  a table about to be opened.
-     * @param locks its lock file.
-     */
-    static void removeDeadTemps(final Path file, final SlotLocks locks)
-    {
-        // the whole name, strictly: a prefix match took table t.c1's temporary files for t's (found by review)
-        final Pattern name = Pattern.compile(Pattern.quote(tempPrefix(file)) + "c([0-9]{1,2})\\.[0-9]+" +
-            Pattern.quote(TEMP_SUFFIX));
-        try (DirectoryStream<Path> temps = Files.newDirectoryStream(file.toAbsolutePath().getParent(),
-            entry -> name.matcher(entry.getFileName().toString()).matches()))
-        {
-            for (final Path temp : temps)
-            {
-                final Matcher matched = name.matcher(temp.getFileName().toString());
-                final int creator = matched.matches() ? Integer.parseInt(matched.group(1)) : -1;
-                if (creator >= 0 && creator < SlotLocks.CREATORS && !locks.isCreatorHeld(creator))
-                {
-                    System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: removing the " +
-                        "temporary table of a process that died while it built it", temp);
-                    Files.deleteIfExists(temp);
-                }
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            // unreadable: the open that follows names what is wrong with the path, and a leftover is only memory
-        }
-    }
-
-    private static String tempPrefix(final Path file)
+    static String tempPrefix(final Path file)
     {
         return "." + file.getFileName() + ".";
     }

@@ -61,7 +61,7 @@ final class TableOpener
         final long owner;
         try
         {
-            TableCreator.removeDeadTemps(file, locks);
+            CreatorTemps.removeDeadTemps(file, locks);
             // before this process takes a slot: a creator is not attached
             createUnlessAttached(file, capacity, shards, groupReadable, nowNanos, locks, 0);
             owner = locks.claimSlot();
