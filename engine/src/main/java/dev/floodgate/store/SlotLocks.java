@@ -126,7 +126,14 @@ public final class SlotLocks
     }
 
     /**
-     * Claims the first free slot for this process: takes its lock, then publishes a fresh owner word in it.
+     * Claims the first free slot for this process: publishes a fresh owner word in it, then takes its lock, then
+     * publishes the word again (a claimer of an older engine, which locks first, may have written its own meanwhile).
+     *
+     * <p>The word goes in before the lock: a process that died holding a guard leaves its word in its slot, and a
+     * claimer that took the lock first and was stopped before its word went in made that dead word read as alive
+     * (the slot held, still naming it), so the guard was never taken over while the claimer stayed stopped (found by
+     * review). A free slot's word is replaced by compare-and-set against the word read before the lock was found
+     * free: a claimer racing for the slot changes it first, and then this one moves on.
      *
      * @return the owner word (slot index and a random token, never 0); {@link #slotOf} gives the slot.
      * @throws IllegalStateException when every slot belongs to a live process.
@@ -135,15 +142,16 @@ public final class SlotLocks
     {
         for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
-            if (tryClaim(slot))
+            long token;
+            do
             {
-                long token;
-                do
-                {
-                    token = ThreadLocalRandom.current().nextLong() & TOKEN_MASK;
-                }
-                while (token == 0);
-                final long owner = ((long)(slot + 1) << 56) | token;
+                token = ThreadLocalRandom.current().nextLong() & TOKEN_MASK;
+            }
+            while (token == 0);
+            final long owner = ((long)(slot + 1) << 56) | token;
+            final long previous = tokenVolatile(slot);
+            if (!isHeld(slot) && file.words().compareAndSetLong(8 * slot, previous, owner) && tryClaim(slot))
+            {
                 file.words().putLongVolatile(8 * slot, owner);
                 return owner;
             }
