@@ -25,7 +25,8 @@ public final class EntryLookup
     private final Operations operations;
     private final int shards;
 
-    EntryLookup(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
+    /** @param inode the mapped file's inode (a table removed from under this process may be another at the path). */
+    EntryLookup(final Path file, final Object inode, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
         final FileHeader header, final KeyHasher hasher, final EntryLocks locked, final Operations operations)
     {
         this.map = map;
@@ -33,7 +34,7 @@ public final class EntryLookup
         this.locked = locked;
         this.operations = operations;
         this.shards = header.shards();
-        this.resolver = new EntryResolver(file, map, guard, header, header.capacity(), shards);
+        this.resolver = new EntryResolver(file, inode, map, guard, header, header.capacity(), shards);
         this.finder = new EntryFinder((VanillaChronicleHash<?, ?, ?, ?>)map, shards);
     }
 

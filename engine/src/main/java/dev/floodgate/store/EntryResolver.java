@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 final class EntryResolver
 {
     private final Path file;
+    private final Object inode;
     private final ChronicleMap<byte[], byte[]> map;
     private final TableGuard guard;
     private final GuardRegion region;
@@ -30,10 +31,11 @@ final class EntryResolver
     private final ThreadLocal<UnsafeBuffer> scratch = ThreadLocal.withInitial(() -> new UnsafeBuffer(0, 0));
     private final ThreadLocal<Entry> scratchEntry = ThreadLocal.withInitial(Entry::new);
 
-    EntryResolver(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
+    EntryResolver(final Path file, final Object inode, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
         final FileHeader header, final long capacity, final int shards)
     {
         this.file = file;
+        this.inode = inode;
         this.map = map;
         this.guard = guard;
         this.region = guard.region();
@@ -133,7 +135,7 @@ final class EntryResolver
         }
         try
         {
-            if (allocating && !TierSpace.tailBacked((VanillaChronicleHash<?, ?, ?, ?>)map, file))
+            if (allocating && !TierSpace.tailBacked((VanillaChronicleHash<?, ?, ?, ?>)map, file, inode))
             {
                 return 4;
             }

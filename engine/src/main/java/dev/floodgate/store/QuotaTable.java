@@ -64,7 +64,7 @@ public final class QuotaTable implements AutoCloseable
         this.locked = new EntryLocks(file, map, guard, header, hasher, operations);
         this.shards = header.shards();
         this.capacity = header.capacity();
-        this.lookup = new EntryLookup(file, map, guard, header, hasher, locked, operations);
+        this.lookup = new EntryLookup(file, inode, map, guard, header, hasher, locked, operations);
     }
 
     /**

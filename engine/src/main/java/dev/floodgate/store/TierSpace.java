@@ -8,7 +8,9 @@ import net.openhft.chronicle.hash.impl.util.jna.PosixFallocate;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * What Floodgate knows of Chronicle Map 2026.1's segment tiers: whether an insert will stay in a segment's first
@@ -75,17 +77,19 @@ final class TierSpace
      * check as {@code InternalError} (found by review). So the tail an allocation left behind is backed here first,
      * or the insert is refused. Call under the allocation guard (nobody else grows the file meanwhile).
      *
+     * @param inode the mapped file's inode: a table removed from under its processes is left to Chronicle, as before.
      * @return false when the file system cannot back the tail (the caller answers as for a full table).
      */
-    static boolean tailBacked(final VanillaChronicleHash<?, ?, ?, ?> map, final Path file)
+    static boolean tailBacked(final VanillaChronicleHash<?, ?, ?, ?> map, final Path file, final Object inode)
     {
         final long allocated = map.globalMutableState().getDataStoreSize();
         try
         {
-            final long size = Files.size(file);
-            if (size - allocated <= OS.mapAlignment())
+            final Map<String, Object> found = Files.readAttributes(file, "unix:ino,size");
+            final long size = ((Number)found.get("size")).longValue();
+            if (!inode.equals(found.get("ino")) || size - allocated <= OS.mapAlignment())
             {
-                return true; // no tail: only the last page's rounding
+                return true; // no tail (only the last page's rounding), or not the mapped file
             }
             // another descriptor of the table, closed again, as FileCheck's: POSIX drops this process's locks on the
             // file with it, of which Chronicle's shared one only keeps Chronicle's offline recovery out
@@ -94,6 +98,10 @@ final class TierSpace
                 PosixFallocate.fallocate(raf.getFD(), allocated, size - allocated);
             }
             return true;
+        }
+        catch (final NoSuchFileException removed)
+        {
+            return true; // removed from under its processes: left to Chronicle, as before
         }
         catch (final IOException | RuntimeException ex)
         {
