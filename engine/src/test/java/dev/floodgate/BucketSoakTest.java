@@ -2,6 +2,8 @@ package dev.floodgate;
 
 import dev.floodgate.testkit.BucketBound;
 import dev.floodgate.testkit.BucketSoak;
+import dev.floodgate.testkit.SoakCall;
+import dev.floodgate.testkit.SoakDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +32,7 @@ class BucketSoakTest
     void shouldAdmitNoQuotaMoreThanItsRegimesAllowWhileJvmsArePausedKilledAndReconfigured() throws Exception
     {
         final long seed = Long.getLong("floodgate.soak.seed", System.nanoTime());
-        final BucketSoak.Report report = BucketSoak.run(dir, 20, 3, seed);
+        final SoakDriver.Report report = BucketSoak.run(dir, 20, 3, seed);
         System.out.println(report.summary());
         assertEquals(List.of(), report.childErrors(), report.summary());
         assertEquals(List.of(), report.exceeded(), report.summary());
@@ -41,25 +43,25 @@ class BucketSoakTest
     {
         final List<BucketBound.Regime> regimes = new ArrayList<>(List.of(
             new BucketBound.Regime(5, 1_000, Long.MIN_VALUE, Long.MIN_VALUE)));
-        final List<BucketBound.Call> five = new ArrayList<>();
+        final List<SoakCall> five = new ArrayList<>();
         for (int i = 0; i < 5; i++)
         {
-            five.add(new BucketBound.Call(1, 1_000_000_000L, 1_000_000_100L, true));
+            five.add(new SoakCall(1, 1_000_000_000L, 1_000_000_100L, true));
         }
         assertFalse(new BucketBound(regimes).judge(five).exceeded(), "a full bucket's five at once");
-        final List<BucketBound.Call> six = new ArrayList<>(five);
-        six.add(new BucketBound.Call(1, 1_000_000_000L, 1_000_000_100L, false));
+        final List<SoakCall> six = new ArrayList<>(five);
+        six.add(new SoakCall(1, 1_000_000_000L, 1_000_000_100L, false));
         assertTrue(new BucketBound(regimes).judge(six).exceeded(), "a sixth, if a killed child's call landed");
-        six.set(5, new BucketBound.Call(1, 1_000_000_000L, 1_200_000_100L, true));
+        six.set(5, new SoakCall(1, 1_000_000_000L, 1_200_000_100L, true));
         assertFalse(new BucketBound(regimes).judge(six).exceeded(), "a sixth a refill of 200 ms allows");
         regimes.add(new BucketBound.Regime(10, 1_000, 1_050_000_000L, 1_060_000_000L));
-        final List<BucketBound.Call> raised = new ArrayList<>(five);
+        final List<SoakCall> raised = new ArrayList<>(five);
         for (int i = 0; i < 5; i++)
         {
-            raised.add(new BucketBound.Call(1, 1_100_000_000L, 1_100_000_100L, true));
+            raised.add(new SoakCall(1, 1_100_000_000L, 1_100_000_100L, true));
         }
         assertFalse(new BucketBound(regimes).judge(raised).exceeded(), "a raised capacity's five more");
-        raised.add(new BucketBound.Call(1, 1_100_000_000L, 1_100_000_100L, true));
+        raised.add(new SoakCall(1, 1_100_000_000L, 1_100_000_100L, true));
         assertTrue(new BucketBound(regimes).judge(raised).exceeded(), "one more than the raise and 100 ms of refill");
         regimes.set(1, new BucketBound.Regime(0, 1_000, 1_050_000_000L, 1_060_000_000L));
         final BucketBound.Verdict off = new BucketBound(regimes).judge(raised);

@@ -56,11 +56,6 @@ public final class BucketBound
         }
     }
 
-    /** One call: its cost, its start and end; {@code happened} false for a killed child's call in flight. */
-    public record Call(long cost, long start, long end, boolean happened)
-    {
-    }
-
     /**
      * What the judgement found: intervals judged, starts whose later intervals meet an off regime (not judged), the
      * tightest slack (bound minus admitted), and the interval furthest over the bound, if any.
@@ -133,13 +128,13 @@ public final class BucketBound
      * @param callsIn every admission of the quota, and the calls killed in flight.
      * @return the verdict.
      */
-    public Verdict judge(final List<Call> callsIn)
+    public Verdict judge(final List<SoakCall> callsIn)
     {
-        final List<Call> calls = new ArrayList<>(callsIn);
-        calls.sort(Comparator.comparingLong(Call::start));
+        final List<SoakCall> calls = new ArrayList<>(callsIn);
+        calls.sort(Comparator.comparingLong(SoakCall::start));
         // kmin's steps: (time, regime) at the end of each admission that saw a newer regime
         final List<long[]> steps = new ArrayList<>();
-        for (final Call call : calls)
+        for (final SoakCall call : calls)
         {
             if (!call.happened())
             {
@@ -167,7 +162,7 @@ public final class BucketBound
         }
         steps.forEach(s -> times.add(s[0]));
         long base = Long.MAX_VALUE;
-        for (final Call call : calls)
+        for (final SoakCall call : calls)
         {
             base = Math.min(base, call.start());
         }
@@ -201,7 +196,7 @@ public final class BucketBound
             }
         }
         long admitted = 0;
-        for (final Call call : calls)
+        for (final SoakCall call : calls)
         {
             admitted += call.happened() ? call.cost() : 0;
         }
@@ -210,9 +205,9 @@ public final class BucketBound
         double minSlack = Double.MAX_VALUE;
         String worst = null;
         double worstExcess = 0;
-        final Call[] byEnd = calls.toArray(new Call[0]);
-        Arrays.sort(byEnd, Comparator.comparingLong(Call::end));
-        final long[] ends = Arrays.stream(byEnd).mapToLong(Call::end).toArray();
+        final SoakCall[] byEnd = calls.toArray(new SoakCall[0]);
+        Arrays.sort(byEnd, Comparator.comparingLong(SoakCall::end));
+        final long[] ends = Arrays.stream(byEnd).mapToLong(SoakCall::end).toArray();
         for (int i = 0; i < calls.size(); i++)
         {
             final long x = calls.get(i).start();
@@ -226,7 +221,7 @@ public final class BucketBound
             long sum = 0;
             for (int k = first; k < byEnd.length; k++)
             {
-                final Call call = byEnd[k];
+                final SoakCall call = byEnd[k];
                 if (call.start() < x)
                 {
                     continue;
