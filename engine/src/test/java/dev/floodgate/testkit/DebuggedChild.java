@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -52,6 +53,7 @@ public final class DebuggedChild implements AutoCloseable
                     synchronized (transcript)
                     {
                         transcript.append(line).append('\n');
+                        transcript.notifyAll();
                     }
                 }
             }
@@ -184,6 +186,101 @@ public final class DebuggedChild implements AutoCloseable
             throw new AssertionError("the child did not end: " + transcript());
         }
         awaitOutput();
+    }
+
+    /**
+     * Resumes the child until one of its threads enters {@code className}'s first method named {@code method} with
+     * {@code when} true there, and returns that hit with the whole child stopped at it (the breakpoint dropped), so a
+     * test can interleave two children: stop one, run the other to a point, then {@link #detach} the first.
+     *
+     * @throws AssertionError when the child ends, or goes a minute without a hit, first.
+     */
+    public BreakpointEvent runUntilEntry(final String className, final String method,
+        final Predicate<BreakpointEvent> when) throws Exception
+    {
+        final List<com.sun.jdi.ReferenceType> loaded = vm.classesByName(className);
+        if (loaded.isEmpty())
+        {
+            final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
+            prepare.addClassFilter(className);
+            prepare.enable();
+        }
+        else
+        {
+            breakAt(loaded.get(0), method);
+        }
+        vm.resume();
+        while (true)
+        {
+            final EventSet events = vm.eventQueue().remove(60_000);
+            if (events == null)
+            {
+                throw new AssertionError("the child went quiet: " + transcript());
+            }
+            for (final Event event : events)
+            {
+                if (event instanceof ClassPrepareEvent prepared)
+                {
+                    event.request().disable();
+                    breakAt(prepared.referenceType(), method);
+                }
+                else if (event instanceof BreakpointEvent hit && when.test(hit))
+                {
+                    event.request().disable();
+                    return hit; // the event set stays suspended
+                }
+                else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
+                {
+                    throw new AssertionError("the child ended before " + className + "." + method + ": " +
+                        transcript());
+                }
+            }
+            events.resume();
+        }
+    }
+
+    private void breakAt(final com.sun.jdi.ReferenceType type, final String method)
+    {
+        final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(
+            type.methodsByName(method).get(0).location());
+        stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+        stop.enable();
+    }
+
+    /** Lets the child run on, free of the debugger: its requests are dropped and its stopped threads resumed. */
+    public void detach()
+    {
+        vm.dispose();
+    }
+
+    /**
+     * @param prefix how the awaited line starts.
+     * @return the first line of the child's output starting with {@code prefix}, once printed.
+     * @throws AssertionError when none came in {@code seconds}, or the child's output ended without it.
+     */
+    public String awaitLine(final String prefix, final long seconds) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (transcript)
+        {
+            while (true)
+            {
+                for (final String line : transcript.toString().split("\n"))
+                {
+                    if (line.startsWith(prefix))
+                    {
+                        return line;
+                    }
+                }
+                final long left = deadline - System.nanoTime();
+                if (left <= 0 || !drain.isAlive())
+                {
+                    throw new AssertionError("no '" + prefix + "' line from the child in " + seconds + " s: " +
+                        transcript);
+                }
+                TimeUnit.NANOSECONDS.timedWait(transcript, Math.min(left, 100_000_000L));
+            }
+        }
     }
 
     @Override
