@@ -16,8 +16,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * opens the lock file once ({@link LockFile}).
  *
  * <p>The lock file also holds each slot's current owner word ({@link #tokenVolatile}): a process publishes it
- * right after taking the slot's lock and before it takes any guard, so a guard's owner word is alive exactly
- * while the slot's lock is held and the slot still names that word. The file is {@link LockFileOpener#LENGTH} bytes:
+ * as it claims the slot, before and after taking the slot's lock ({@link #claimSlot}), and before it takes any guard,
+ * so a guard's owner word is alive exactly while the slot's lock is held and the slot still names that word. The
+ * file is {@link LockFileOpener#LENGTH} bytes:
  *
  * <pre>
  *   0      slot 0's owner word (64)     byte 0 is also slot 0's lock byte
@@ -27,6 +28,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *   1023   last byte, written once to give the file its length
  *   2048   {@link #CREATORS} creator lock bytes, past the file's end: a process building the table holds one
  *          ({@link #claimCreator}) and names its temporary file after it
+ *   3072   {@link FileHeader#MAX_PROCESSES} claim lock bytes, past the file's end: byte 3072 + k is held by a
+ *          process claiming slot k, for the claim only ({@link #claimSlot})
  * </pre>
  *
  * <p>Thread-safe. A {@link #isHeld} answer is a moment's truth: a slot found free can be claimed the next
@@ -38,6 +41,8 @@ public final class SlotLocks
     /** Creators that can build the table at once; a byte each, from {@link #CREATOR_BASE}. */
     public static final int CREATORS = 64;
     private static final long CREATOR_BASE = 2048;
+    /** A claim byte per slot, from here: held by the process claiming the slot ({@link #claimSlot}). */
+    private static final long CLAIM_BASE = 3072;
     private static final long TOKEN_MASK = (1L << 56) - 1;
     /** The width of a {@link #holderOf} name: 7 bits of slot (1 to 64) and 17 of token. */
     public static final int HOLDER_BITS = 24;
@@ -126,14 +131,19 @@ public final class SlotLocks
     }
 
     /**
-     * Claims the first free slot for this process: publishes a fresh owner word in it, then takes its lock, then
-     * publishes the word again (a claimer of an older engine, which locks first, may have written its own meanwhile).
+     * Claims the first free slot for this process: under the slot's claim byte, publishes a fresh owner word in it,
+     * then takes its lock, then publishes the word again (a claimer of an older engine, which locks first and takes no
+     * claim byte, may have written its own meanwhile).
      *
      * <p>The word goes in before the lock: a process that died holding a guard leaves its word in its slot, and a
      * claimer that took the lock first and was stopped before its word went in made that dead word read as alive
      * (the slot held, still naming it), so the guard was never taken over while the claimer stayed stopped (found by
-     * review). A free slot's word is replaced by compare-and-set against the word read before the lock was found
-     * free: a claimer racing for the slot changes it first, and then this one moves on.
+     * review). The claim byte keeps a second claimer off the slot meanwhile: without it, one that read the first's
+     * word and found the slot unlocked just before the first locked it replaced that word by its own and moved on,
+     * and the first, live and holding the slot, read as dead to every guard it took (found by review of that fix). A
+     * claimer finding the byte held takes the next slot, so one stopped there keeps others off one slot, no more. The
+     * compare-and-set against the word read under the byte is for an older engine's claimer: it writes first, and
+     * this one moves on.
      *
      * @return the owner word (slot index and a random token, never 0); {@link #slotOf} gives the slot.
      * @throws IllegalStateException when every slot belongs to a live process.
@@ -149,11 +159,22 @@ public final class SlotLocks
             }
             while (token == 0);
             final long owner = ((long)(slot + 1) << 56) | token;
-            final long previous = tokenVolatile(slot);
-            if (!isHeld(slot) && file.words().compareAndSetLong(8 * slot, previous, owner) && tryClaim(slot))
+            if (!file.tryLock(CLAIM_BASE + slot))
             {
-                file.words().putLongVolatile(8 * slot, owner);
-                return owner;
+                continue; // another claimer is at this slot
+            }
+            try
+            {
+                final long previous = tokenVolatile(slot);
+                if (!isHeld(slot) && file.words().compareAndSetLong(8 * slot, previous, owner) && tryClaim(slot))
+                {
+                    file.words().putLongVolatile(8 * slot, owner);
+                    return owner;
+                }
+            }
+            finally
+            {
+                file.unlock(CLAIM_BASE + slot);
             }
         }
         throw new IllegalStateException("all " + FileHeader.MAX_PROCESSES + " process slots of " + path() +
