@@ -198,7 +198,15 @@ public final class DebuggedChild implements AutoCloseable
     public BreakpointEvent runUntilEntry(final String className, final String method,
         final Predicate<BreakpointEvent> when) throws Exception
     {
+        return runUntilEntry(className, List.of(method), when);
+    }
+
+    /** {@link #runUntilEntry(String, String, Predicate)} at the entry of any of {@code methods}. */
+    public BreakpointEvent runUntilEntry(final String className, final List<String> methods,
+        final Predicate<BreakpointEvent> when) throws Exception
+    {
         final List<com.sun.jdi.ReferenceType> loaded = vm.classesByName(className);
+        final List<BreakpointRequest> stops = new java.util.ArrayList<>();
         if (loaded.isEmpty())
         {
             final ClassPrepareRequest prepare = vm.eventRequestManager().createClassPrepareRequest();
@@ -207,7 +215,7 @@ public final class DebuggedChild implements AutoCloseable
         }
         else
         {
-            breakAt(loaded.get(0), method);
+            methods.forEach(method -> stops.add(breakAt(loaded.get(0), method)));
         }
         vm.resume();
         while (true)
@@ -222,16 +230,16 @@ public final class DebuggedChild implements AutoCloseable
                 if (event instanceof ClassPrepareEvent prepared)
                 {
                     event.request().disable();
-                    breakAt(prepared.referenceType(), method);
+                    methods.forEach(method -> stops.add(breakAt(prepared.referenceType(), method)));
                 }
                 else if (event instanceof BreakpointEvent hit && when.test(hit))
                 {
-                    event.request().disable();
+                    stops.forEach(EventRequest::disable);
                     return hit; // the event set stays suspended
                 }
                 else if (event instanceof VMDeathEvent || event instanceof VMDisconnectEvent)
                 {
-                    throw new AssertionError("the child ended before " + className + "." + method + ": " +
+                    throw new AssertionError("the child ended before " + className + "." + methods + ": " +
                         transcript());
                 }
             }
@@ -239,12 +247,13 @@ public final class DebuggedChild implements AutoCloseable
         }
     }
 
-    private void breakAt(final com.sun.jdi.ReferenceType type, final String method)
+    private BreakpointRequest breakAt(final com.sun.jdi.ReferenceType type, final String method)
     {
         final BreakpointRequest stop = vm.eventRequestManager().createBreakpointRequest(
             type.methodsByName(method).get(0).location());
         stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         stop.enable();
+        return stop;
     }
 
     /** Lets the child run on, free of the debugger: its requests are dropped and its stopped threads resumed. */
