@@ -119,6 +119,12 @@ public final class ProcessRegistry
     /**
      * Frees dead processes' slots (their counter blocks stay); a dead process's cached addresses died with it.
      *
+     * <p>Takes no lock: an entry is cleared by compare-and-set against the word read before its slot was found
+     * unlocked, so a process that claims and registers the slot meanwhile keeps its own word. It took the dead
+     * process's slot lock for the moment it cleared the entry, and a janitor stopped in that moment made the dead
+     * process's owner word read as alive (the slot held, still naming it): a guard it died holding was never taken
+     * over while the janitor stayed stopped (found by review).
+     *
      * @return slots freed.
      */
     public int freeDead()
@@ -127,15 +133,11 @@ public final class ProcessRegistry
         for (int slot = 0; slot < FileHeader.MAX_PROCESSES; slot++)
         {
             final int base = FileHeader.processOffset(slot);
-            if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0 && locks.tryClaim(slot))
+            final long owner = buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER);
+            if (owner != 0 && !locks.isHeld(slot) &&
+                buffer.compareAndSetLong(base + FileHeader.PROCESS_OWNER, owner, 0))
             {
-                // the kernel lock is ours: nobody can register into the slot meanwhile
-                if (buffer.getLongVolatile(base + FileHeader.PROCESS_OWNER) != 0)
-                {
-                    buffer.putLongRelease(base + FileHeader.PROCESS_OWNER, 0);
-                    freed++;
-                }
-                locks.unclaim(slot);
+                freed++;
             }
         }
         return freed;

@@ -290,18 +290,19 @@ public final class SlotLocks
     }
 
     /**
-     * Takes slot {@code slot}'s lock for this process, without waiting.
+     * Takes slot {@code slot}'s lock for this process, without waiting. Only {@link #claimSlot}'s: a slot lock held
+     * by anyone else, however briefly, makes the word left in the slot read as alive.
      *
      * @param slot a process slot.
      * @return true when this process now holds it; false when another process (or instance here) does.
      */
-    public boolean tryClaim(final int slot)
+    private boolean tryClaim(final int slot)
     {
         return file.tryLock(slot);
     }
 
     /** @param slot a slot this process claimed; its lock is dropped. */
-    public void unclaim(final int slot)
+    private void unclaim(final int slot)
     {
         file.unlock(slot);
     }
