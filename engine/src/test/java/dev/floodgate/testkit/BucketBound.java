@@ -69,6 +69,7 @@ public final class BucketBound
     }
 
     private final List<Regime> regimes;
+    private final double heldBefore;
     private final int[] offsBefore;
     private final int[] firstBucket; // the first bucket regime at or after j (size: none)
     private final long[] rises; // the upward variation of C over the bucket regimes up to j
@@ -76,7 +77,18 @@ public final class BucketBound
     /** @param regimes the action's regimes in publish order, the first the initial one. */
     public BucketBound(final List<Regime> regimes)
     {
+        this(regimes, 0);
+    }
+
+    /**
+     * @param regimes    the action's regimes in publish order, the first the initial one.
+     * @param heldBefore tokens every interval's bound adds: what callers may hold from before it began (a cluster
+     *                   quota's leases, leased and not yet spent).
+     */
+    public BucketBound(final List<Regime> regimes, final double heldBefore)
+    {
         this.regimes = regimes;
+        this.heldBefore = heldBefore;
         this.offsBefore = new int[regimes.size() + 1];
         for (int j = 0; j < regimes.size(); j++)
         {
@@ -235,7 +247,7 @@ public final class BucketBound
                     break;
                 }
                 intervals++;
-                final double bound = capacity(from, newest) + integral(at, rate, integral, y) -
+                final double bound = heldBefore + capacity(from, newest) + integral(at, rate, integral, y) -
                     integral(at, rate, integral, x);
                 final double slack = bound - sum;
                 minSlack = Math.min(minSlack, slack);
