@@ -22,16 +22,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Redis killed, stalled, absent at start, forgetting its scripts, and the client closed: every call ends in a
  * defined answer within its bound, and leases resume when Redis is back.
  *
- * <p>The bound asserted is {@value #MAX_CALL_MS} ms for calls opened with a 50 ms timeout: ten times the timeout,
+ * <p>The bound asserted is {@value #MAX_CALL_MS} ms for calls opened with a 50 ms timeout: far above the timeout,
  * because on a 2-core host shared with other builds both the caller and the timer thread that ends its wait can be
- * descheduled for tens of milliseconds, and a GC pause adds to that. A real hang (a connect on the caller's thread,
- * a queue without bound, a timeout that never fires) shows as a second or more: Lettuce's connect timeout here is
- * 1 s, its default command timeout 60 s.
+ * descheduled, and a GC pause adds to that (beside four CPU hogs and another build, one call of a killed Redis took
+ * 1,319 ms against a bound of 500 then); far below what a real hang would show (a connect on the caller's thread, a
+ * queue without bound, a timeout that never fires): Lettuce's connect and handshake bound here is 10 s, its command
+ * timeout, were ours not set, 60 s.
  */
 @Timeout(120)
 class RedisOutageTest
 {
-    private static final long MAX_CALL_MS = 500;
+    private static final long MAX_CALL_MS = 3_000;
     private static final Duration TIMEOUT = Duration.ofMillis(50);
     private static final ClusterLimit PLENTY = new ClusterLimit(1_000_000, 1_000);
     private static final LeaseKey KEY = LeaseKey.of(Action.PUBLISH, "outage");
