@@ -5,6 +5,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -71,13 +72,25 @@ final class CreatorTemps
      */
     static boolean awaitRivalTable(final Path file, final SlotLocks locks)
     {
+        return awaitRival(() -> Files.exists(file), locks);
+    }
+
+    /**
+     * As {@link #awaitRivalTable}, for a replacer whose build failed: replacers build at once too, outside the replace
+     * lock, and need room for the old table and a replacement each (found by review).
+     *
+     * @param done true once a rival's table is in place (the path no longer names the table being replaced).
+     * @return whether {@code done} held before no live process was building, or the wait ran out.
+     */
+    static boolean awaitRival(final BooleanSupplier done, final SlotLocks locks)
+    {
         final long start = System.nanoTime();
-        while (!Files.exists(file))
+        while (!done.getAsBoolean())
         {
             if (!rivalBuilding(locks) || System.nanoTime() - start >= RIVAL_WAIT_NANOS ||
                 Thread.currentThread().isInterrupted())
             {
-                return Files.exists(file);
+                return done.getAsBoolean();
             }
             LockSupport.parkNanos(10_000_000L);
         }

@@ -127,7 +127,7 @@ final class TableCreator
 
     /**
      * Builds a complete table in a new temporary file of the table's directory named after {@code creator}, a
-     * creator lock this process holds meanwhile ({@link #removeDeadTemps}).
+     * creator lock this process holds meanwhile ({@link CreatorTemps#removeDeadTemps}).
      *
      * @return the temporary file; the caller links or moves it into place and removes it.
      */
@@ -210,7 +210,8 @@ final class TableCreator
      * Replaces the table at {@code file}, found written under a previous boot as inode {@code staleInode}, unless
      * another process replaced (or removed) it meanwhile. Built as {@link #create} builds, and only the test of the
      * path and the rename run under the replace lock: a process stopped while it built there held every other open
-     * for as long as it stayed stopped (found by review). Replacers at once each build; the first rename wins.
+     * for as long as it stayed stopped (found by review). Replacers at once each build; the first rename wins, and one
+     * whose build failed (no room for a second replacement) waits for a live rival's, as a creator does.
      */
     static void replaceStale(
         final Path file,
@@ -226,9 +227,23 @@ final class TableCreator
             return; // replaced already: the caller maps what is there now
         }
         final int creator = locks.claimCreator();
+        final Path temp;
         try
         {
-            final Path temp = buildTemp(file, capacity, shards, groupReadable, nowNanos, creator);
+            temp = buildTemp(file, capacity, shards, groupReadable, nowNanos, creator);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            locks.unclaimCreator(creator); // before waiting: two failed replacers must not wait for each other
+            if (ex instanceof FloodgateFileException &&
+                CreatorTemps.awaitRival(() -> !staleInode.equals(inodeOrNull(file)), locks))
+            {
+                return; // a rival's replacement (or none: the caller creates one)
+            }
+            throw ex;
+        }
+        try
+        {
             try
             {
                 locks.underReplaceLock(() ->
