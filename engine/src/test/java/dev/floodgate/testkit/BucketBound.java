@@ -234,9 +234,9 @@ public final class BucketBound
             for (int k = first; k < byEnd.length; k++)
             {
                 final SoakCall call = byEnd[k];
-                if (call.start() < x)
+                if (call.start() < x || !call.happened())
                 {
-                    continue;
+                    continue; // a killed child's call in flight may have been refused: it proves no excess
                 }
                 sum += call.cost();
                 final long y = call.end();

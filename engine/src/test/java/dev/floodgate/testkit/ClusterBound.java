@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * The cluster quota's bounds on what one (identifier, action) admits across every node, judged from admissions
- * stamped by their callers on the host's monotonic clock ({@link SoakCall}; a killed child's call in flight
- * counts as admitted, ending at the kill).
+ * stamped by their callers on the host's monotonic clock ({@link SoakCall}). A killed child's call in flight is
+ * not counted: it may have been refused, and counted it made a false excess (2 tokens over the exact bound of an
+ * always-busy quota once, in a whole-suite run).
  *
  * <p>Redis keeps a token bucket of capacity C refilling at C per window on its own clock, and the nodes spend what
  * it grants; a token is granted before it is spent. So from a moment the bucket was full and no node held a token
@@ -69,6 +70,10 @@ public final class ClusterBound
         double slack = 0;
         for (final SoakCall call : byEnd)
         {
+            if (!call.happened())
+            {
+                continue;
+            }
             admitted += call.cost();
             final double bound = limit + perMs * (ms(serverPerNano, call.end() - originNanos) + CLOCK_MARGIN_MS) -
                 lost(limit, perMs, serverPerNano, redisStops, call.end());
@@ -122,9 +127,9 @@ public final class ClusterBound
             for (int k = first; k < byEnd.size(); k++)
             {
                 final SoakCall call = byEnd.get(k);
-                if (call.start() < sample.toNanos())
+                if (call.start() < sample.toNanos() || !call.happened())
                 {
-                    continue; // it may have spent before the sample read the balances
+                    continue; // it may have spent before the sample read the balances, or (killed) been refused
                 }
                 sum += call.cost();
                 final double bound = limit + held +
