@@ -82,6 +82,12 @@ final class TierSpace
      */
     static boolean tailBacked(final VanillaChronicleHash<?, ?, ?, ?> map, final Path file, final Object inode)
     {
+        if (map.globalMutableState().getFirstFreeTierIndex() != 0)
+        {
+            // a free tier is mapped already: Chronicle grows the file only when none is left (allocateTier), and a
+            // failed growth leaves none, so this memory read spares most inserts of a full first tier the stat below
+            return true;
+        }
         final long allocated = map.globalMutableState().getDataStoreSize();
         try
         {
