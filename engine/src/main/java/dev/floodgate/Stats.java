@@ -29,9 +29,11 @@ import java.util.Map;
  * @param clusterConnection this process's connection to the cluster's Redis ({@code NONE} without a cluster quota).
  * @param tierRepairs      segment entry counts found ahead of their entries (a process died inside an insert) and
  *                         repaired online by a scan.
- * @param tierDivergences  segment entry counts found diverged in a chained tier, beyond an online repair: the
- *                         janitor and the tools skip the rest of that segment (its idle entries are not reaped)
- *                         until the file is recovered offline; checks are unaffected.
+ * @param tierDivergences  scans that found a segment's entry count diverged in a chained tier, beyond an online
+ *                         repair (each scan of such a segment counts again, so a figure that keeps rising means one
+ *                         such segment or more, not that many): the janitor and the tools skip the rest of that
+ *                         segment (its idle entries are not reaped) until the file is recovered offline; checks are
+ *                         unaffected.
  */
 public record Stats(
     long buckets,

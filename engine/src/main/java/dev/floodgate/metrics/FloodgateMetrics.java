@@ -27,8 +27,9 @@ import java.util.function.ToLongFunction;
  * {@code floodgate.table.entries}, {@code floodgate.table.capacity}, {@code floodgate.table.occupancy}
  * (gauges), {@code floodgate.table.full} and {@code floodgate.checks.unreachable} (counters, tag
  * {@code action}), {@code floodgate.janitor.reaped}, {@code floodgate.tier.repairs} and
- * {@code floodgate.tier.divergences} (counters: segment entry counts a scan repaired, or found diverged in a chained
- * tier, after which scans skip the rest of that segment until the file is recovered offline).</li>
+ * {@code floodgate.tier.divergences} (counters: segment entry counts a scan repaired; scans that found a count
+ * diverged in a chained tier, each such scan once, after which scans skip the rest of that segment until the file is
+ * recovered offline).</li>
  * </ul>
  * With a cluster quota (issue 12), registered only then (see {@link ClusterMeters}): this process's
  * {@code floodgate.cluster.refused} (tag {@code action}), {@code floodgate.cluster.fallbacks} (tags {@code action},
@@ -121,8 +122,8 @@ public final class FloodgateMetrics implements MeterBinder
             .description("segment entry counts left ahead by a process that died inside an insert, repaired online")
             .register(registry);
         FunctionCounter.builder("floodgate.tier.divergences", floodgate, f -> node(f, Stats::tierDivergences))
-            .description("segment entry counts diverged in a chained tier: scans skip the rest of the segment until " +
-                "the file is recovered offline").register(registry);
+            .description("scans that found a segment entry count diverged in a chained tier (each scan once): scans " +
+                "skip the rest of such a segment until the file is recovered offline").register(registry);
         if (floodgate.config().hasClusterQuota())
         {
             ClusterMeters.bind(registry, this, floodgate);

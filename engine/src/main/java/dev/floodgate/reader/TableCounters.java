@@ -21,9 +21,9 @@ import java.util.Map;
  * @param lastDeadOwner  pid of the last dead owner taken over, 0 if none.
  * @param tierRepairs    segment entry counts a scan found ahead of the segment's entries (a process died inside an
  *                       insert) and repaired online.
- * @param tierDivergences segment entry counts found diverged in a chained tier, out of reach of an online repair:
- *                       scans (the janitor's, the tools') skip the rest of that segment until the file is recovered
- *                       offline (checks are unaffected).
+ * @param tierDivergences scans that found a segment's entry count diverged in a chained tier, out of reach of an
+ *                       online repair (each scan of such a segment counts again): scans (the janitor's, the tools')
+ *                       skip the rest of that segment until the file is recovered offline (checks are unaffected).
  */
 public record TableCounters(
     long entryCount,

@@ -142,7 +142,8 @@ class ReadCommandsTest
         assertTrue(text.out().contains("processes    0 attached"), text.out());
         assertTrue(text.out().contains("guards       0 segment guards held now, 0 dead holders taken over"),
             text.out());
-        assertTrue(text.out().contains("entry counts 0 repaired, 0 diverged in a chained tier\n"), text.out());
+        assertTrue(text.out().contains("entry counts 0 repaired, diverged in a chained tier seen by 0 scan(s)\n"),
+            text.out());
         final JsonNode stats = JSON.readTree(Cli.run("stats", "--file", table, "--json").out());
         assertEquals(dev.floodgate.store.FileHeader.FORMAT_VERSION, stats.get("formatVersion").asInt());
         assertEquals(21, stats.get("actions").get("auth").get("admitted").asLong(), "the writer's checks, counted");

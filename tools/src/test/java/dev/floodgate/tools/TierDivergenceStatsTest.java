@@ -45,7 +45,7 @@ class TierDivergenceStatsTest
         }
         final Cli.Result text = Cli.run("stats", "--file", file.toString());
         assertEquals(0, text.code(), text::toString);
-        assertTrue(text.out().contains("entry counts 0 repaired, 1 diverged in a chained tier (scans skip the rest of " +
+        assertTrue(text.out().contains("entry counts 0 repaired, diverged in a chained tier seen by 1 scan(s) (scans skip the rest of " +
             "such a segment until the file is recovered offline)\n"), text.out());
         final JsonNode json = JSON.readTree(Cli.run("stats", "--file", file.toString(), "--json").out());
         assertEquals(1, json.get("tierDivergences").asLong());

@@ -109,7 +109,7 @@ public final class StatsCommand implements Callable<Integer>
             c.degradedTotal());
         out.printf("guards       %,d segment guards held now, %,d dead holders taken over, %,d waits given up%n",
             c.guardsHeld(), c.guardRepairs(), c.guardTimeouts());
-        out.printf("entry counts %,d repaired, %,d diverged in a chained tier%s%n", c.tierRepairs(),
+        out.printf("entry counts %,d repaired, diverged in a chained tier seen by %,d scan(s)%s%n", c.tierRepairs(),
             c.tierDivergences(), c.tierDivergences() == 0 ? "" : " (scans skip the rest of such a segment until " +
             "the file is recovered offline)");
         out.println();

@@ -83,8 +83,9 @@ public final class PrometheusText
         metrics.add(gauge("floodgate_guards_held", "segment guards held at the moment of reading", c.guardsHeld()));
         metrics.add(counter("floodgate_tier_repairs", "segment entry counts left ahead by a process that died " +
             "inside an insert, repaired online", c.tierRepairs()));
-        metrics.add(counter("floodgate_tier_divergences", "segment entry counts diverged in a chained tier: scans " +
-            "skip the rest of the segment until the file is recovered offline", c.tierDivergences()));
+        metrics.add(counter("floodgate_tier_divergences", "scans that found a segment entry count diverged in a " +
+            "chained tier (each scan once): scans skip the rest of such a segment until the file is recovered " +
+            "offline", c.tierDivergences()));
         cluster(metrics, report.cluster());
         new PrometheusTextFormatWriter(false).write(out, new MetricSnapshots(metrics), EscapingScheme.UNDERSCORE_ESCAPING);
     }
