@@ -279,14 +279,16 @@ public final class SlotLocks
      * Runs {@code action} holding the lock file's replace lock (byte {@link #REPLACE_BYTE}), exclusive among
      * every process and thread: replacing a table file from a previous boot must happen once. Not the table's
      * own lock: Chronicle Map holds a shared lock on the table for as long as it is mapped. Held for a test and a
-     * rename, so a wait of {@link QuotaTable#TOOL_TIMEOUT_NANOS} means a stopped holder, and the wait fails.
+     * rename here, but an older engine builds a whole table under it (1.7 s measured for a first build in a cold JVM on
+     * a loaded host), so the wait is a rival creator's, {@link CreatorTemps#RIVAL_WAIT_NANOS}, and then fails: a
+     * stopped holder.
      *
      * @param action what to do under the lock; must not take long.
      * @throws IOException from the action or the lock, or when a process held the lock that long.
      */
     public void underReplaceLock(final IoAction action) throws IOException
     {
-        file.underLock(REPLACE_BYTE, QuotaTable.TOOL_TIMEOUT_NANOS, action);
+        file.underLock(REPLACE_BYTE, CreatorTemps.RIVAL_WAIT_NANOS, action);
     }
 
     /**
