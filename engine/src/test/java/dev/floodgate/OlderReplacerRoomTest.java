@@ -1,0 +1,113 @@
+package dev.floodgate;
+
+import dev.floodgate.store.FileHeader;
+import dev.floodgate.store.QuotaTable;
+import dev.floodgate.store.SlotLocks;
+import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.GoFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * An older engine replaces a table from a previous boot by building its replacement under the replace lock, holding
+ * no creator lock. A JVM of this engine starting beside it on a file system with room for the old table and one
+ * replacement builds its own, fails for room, and waits only while a creator lock is held: it found none, and did not
+ * start, though the older engine's replacement was about to be there (the replace lock's 30 s wait was raised for that
+ * very rival). Found by review; fails before the fix. Needs root (a small tmpfs is mounted for it); skipped elsewhere.
+ */
+@Timeout(180)
+class OlderReplacerRoomTest
+{
+    private static final long CAPACITY = 20_000; // a table of about 8 MB
+
+    @TempDir
+    Path dir;
+
+    /** An older engine's replacer: builds {@code .t.map.fresh} under the replace lock and renames it on a go file. */
+    public static final class OlderReplacer
+    {
+        public static void main(final String[] args) throws Exception
+        {
+            final Path file = Path.of(args[0]);
+            final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
+            final SlotLocks locks = SlotLocks.acquire(file, false);
+            locks.underReplaceLock(() ->
+            {
+                try (QuotaTable table = QuotaTable.open(fresh, CAPACITY, 2, false, System.nanoTime()))
+                {
+                    System.out.println("BUILT " + Files.getAttribute(fresh, "unix:ino"));
+                }
+                GoFile.await(Path.of(args[1]));
+                Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            });
+            locks.release();
+            System.out.println("REPLACED");
+        }
+    }
+
+    private static boolean run(final String... command) throws Exception
+    {
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+        return p.waitFor() == 0;
+    }
+
+    @Test
+    void shouldStartBesideAnOlderEngineReplacingUnderTheReplaceLock() throws Exception
+    {
+        final Path mount = Files.createDirectory(dir.resolve("mnt"));
+        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", mount.toString()), "no tmpfs mount here");
+        try
+        {
+            final Path file = mount.resolve("fg").resolve("t.map");
+            try (QuotaTable table = QuotaTable.open(file, CAPACITY, 2, false, 0))
+            {
+                table.header().buffer().putLong(FileHeader.BOOT_ID_OFFSET, 12345L); // written under another boot
+            }
+            final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(CAPACITY)
+                .limit(Action.AUTH, 1, FloodgateConfig.MAX_WINDOW_MS).build();
+            final AtomicReference<Throwable> failed = new AtomicReference<>();
+            final AtomicReference<Object> attached = new AtomicReference<>();
+            final Path go = dir.resolve("go");
+            try (ChildJvm older = ChildJvm.start(OlderReplacer.class, file.toString(), go.toString()))
+            {
+                final String built = older.awaitLine("BUILT ", 60).substring("BUILT ".length());
+                final Thread opener = new Thread(() ->
+                {
+                    try (Floodgate gate = Floodgate.open(config))
+                    {
+                        assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH));
+                        attached.set(Files.getAttribute(file, "unix:ino"));
+                    }
+                    catch (final Throwable ex)
+                    {
+                        failed.set(ex);
+                    }
+                }, "opener");
+                opener.start();
+                opener.join(5_000); // long enough to fail; then the older engine renames
+                Files.createFile(go);
+                older.awaitLine("REPLACED", 60);
+                opener.join(60_000);
+                assertFalse(opener.isAlive(), "the open ended once the older engine's replacement was there");
+                assertNull(failed.get(), () -> "the open failed: " + failed.get());
+                assertEquals(built, String.valueOf(attached.get()), "the older engine's replacement is used");
+            }
+        }
+        finally
+        {
+            run("umount", "-l", mount.toString());
+        }
+    }
+}
