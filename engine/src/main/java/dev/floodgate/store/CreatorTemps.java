@@ -99,6 +99,10 @@ final class CreatorTemps
 
     private static boolean rivalBuilding(final SlotLocks locks)
     {
+        if (locks.isReplaceHeld())
+        {
+            return true; // an older engine builds its replacement under the replace lock, holding no creator lock
+        }
         for (int creator = 0; creator < SlotLocks.CREATORS; creator++)
         {
             if (locks.isCreatorHeld(creator))

@@ -291,6 +291,12 @@ public final class SlotLocks
         file.underLock(REPLACE_BYTE, CreatorTemps.RIVAL_WAIT_NANOS, action);
     }
 
+    /** @return whether a live process (this one included) holds the replace lock ({@link #underReplaceLock}). */
+    public boolean isReplaceHeld()
+    {
+        return file.isLocked(REPLACE_BYTE);
+    }
+
     /**
      * Takes slot {@code slot}'s lock for this process, without waiting. Only {@link #claimSlot}'s: a slot lock held
      * by anyone else, however briefly, makes the word left in the slot read as alive.
