@@ -42,7 +42,7 @@ class OlderReplacerRoomTest
             final Path file = Path.of(args[0]);
             final Path fresh = file.resolveSibling("." + file.getFileName() + ".fresh");
             final SlotLocks locks = SlotLocks.acquire(file, false);
-            locks.underReplaceLock(() ->
+            locks.building().underReplaceLock(() ->
             {
                 try (QuotaTable table = QuotaTable.open(fresh, CAPACITY, 2, false, System.nanoTime()))
                 {

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /**
  * The other creators of a table, told apart by the creator locks they hold in its lock file while they build
- * ({@link SlotLocks#claimCreator}), each in a temporary file named after its lock ({@link TableCreator#create}): the
+ * ({@link BuildLocks#claimCreator}), each in a temporary file named after its lock ({@link TableCreator#create}): the
  * leftovers of dead ones are removed, and a live one's table is waited for by a creator whose own build failed.
  * Stateless.
  */
@@ -28,14 +28,14 @@ final class CreatorTemps
      * Removes the temporary tables of creators that died mid-build: a create cleans up in a {@code finally} that a
      * SIGKILL skips, and under {@code /dev/shm} each leftover holds its whole size in memory until reboot (found by
      * review: 156 MB per killed first start at capacity 400,000). A temporary table names the creator lock its
-     * creator holds in the lock file while it builds ({@link SlotLocks#claimCreator}): when nobody holds it, the
+     * creator holds in the lock file while it builds ({@link BuildLocks#claimCreator}): when nobody holds it, the
      * kernel dropped it with its process, whatever its pid namespace (a later creator holding the same lock only
      * delays the removal). Best effort: what cannot be removed stays, and so do temporary tables named otherwise.
      *
      * @param file  a table about to be opened.
      * @param locks its lock file.
      */
-    static void removeDeadTemps(final Path file, final SlotLocks locks)
+    static void removeDeadTemps(final Path file, final BuildLocks locks)
     {
         // the whole name, strictly: a prefix match took table t.c1's temporary files for t's (found by review)
         final Pattern name = Pattern.compile(Pattern.quote(TableCreator.tempPrefix(file)) + "c([0-9]{1,2})\\.[0-9]+" +
@@ -47,7 +47,7 @@ final class CreatorTemps
             {
                 final Matcher matched = name.matcher(temp.getFileName().toString());
                 final int creator = matched.matches() ? Integer.parseInt(matched.group(1)) : -1;
-                if (creator >= 0 && creator < SlotLocks.CREATORS && !locks.isCreatorHeld(creator))
+                if (creator >= 0 && creator < BuildLocks.CREATORS && !locks.isCreatorHeld(creator))
                 {
                     System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: removing the " +
                         "temporary table of a process that died while it built it", temp);
@@ -70,7 +70,7 @@ final class CreatorTemps
      * @return true when the table is at the path now (a rival's: the caller maps it); false when no live process is
      * building it, or none finished within {@link #RIVAL_WAIT_NANOS} (stopped), or the thread was interrupted.
      */
-    static boolean awaitRivalTable(final Path file, final SlotLocks locks)
+    static boolean awaitRivalTable(final Path file, final BuildLocks locks)
     {
         return awaitRival(() -> Files.exists(file), locks);
     }
@@ -82,7 +82,7 @@ final class CreatorTemps
      * @param done true once a rival's table is in place (the path no longer names the table being replaced).
      * @return whether {@code done} held before no live process was building, or the wait ran out.
      */
-    static boolean awaitRival(final BooleanSupplier done, final SlotLocks locks)
+    static boolean awaitRival(final BooleanSupplier done, final BuildLocks locks)
     {
         final long start = System.nanoTime();
         while (!done.getAsBoolean())
@@ -97,13 +97,13 @@ final class CreatorTemps
         return true;
     }
 
-    private static boolean rivalBuilding(final SlotLocks locks)
+    private static boolean rivalBuilding(final BuildLocks locks)
     {
         if (locks.isReplaceHeld())
         {
             return true; // an older engine builds its replacement under the replace lock, holding no creator lock
         }
-        for (int creator = 0; creator < SlotLocks.CREATORS; creator++)
+        for (int creator = 0; creator < BuildLocks.CREATORS; creator++)
         {
             if (locks.isCreatorHeld(creator))
             {

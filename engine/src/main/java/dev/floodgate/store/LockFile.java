@@ -14,8 +14,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The JVM's one channel on a lock file, its mapping, and the {@code fcntl} (POSIX record) locks taken through
- * it, one byte each. What the bytes and words mean is {@link SlotLocks}'s business; creating, sizing and
- * mapping the file on disk is {@link LockFileOpener}'s.
+ * it, one byte each. Where the bytes and words lie is {@link LockFileLayout}'s, what they mean {@link SlotLocks}'
+ * and {@link BuildLocks}'; creating, sizing and mapping the file on disk is {@link LockFileOpener}'s.
  *
  * <p>POSIX locks belong to the process, and closing <em>any</em> descriptor of the file drops all of them. So
  * every user in the JVM shares one instance ({@link #acquire}), whose channel closes only with its last user and
@@ -41,7 +41,7 @@ final class LockFile
         this.path = path;
         this.channel = channel;
         this.writable = writable;
-        this.words = mapOrClose(path, channel, writable);
+        this.words = LockFileOpener.mapOrClose(path, channel, writable);
         this.inode = LockFileOpener.inode(path);
     }
 
@@ -49,31 +49,6 @@ final class LockFile
     long inode()
     {
         return inode;
-    }
-
-    /**
-     * Maps the file through {@code channel}, closing the channel when that fails: a channel left open is closed by
-     * its cleaner at some GC, and that close would drop every POSIX lock this process then holds on the file (found
-     * by review: a lock file too short to map, met by a reader).
-     */
-    private static UnsafeBuffer mapOrClose(final Path path, final FileChannel channel, final boolean writable)
-    {
-        try
-        {
-            return LockFileOpener.map(path, channel, writable);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException | RuntimeException closeFailed)
-            {
-                ex.addSuppressed(closeFailed);
-            }
-            throw ex;
-        }
     }
 
     /**
@@ -279,7 +254,7 @@ final class LockFile
         if (!writable)
         {
             final FileChannel fresh = LockFileOpener.openWritable(path, groupReadable);
-            final UnsafeBuffer mapped = mapOrClose(path, fresh, true);
+            final UnsafeBuffer mapped = LockFileOpener.mapOrClose(path, fresh, true);
             closeChannel();
             channel = fresh;
             words = mapped;

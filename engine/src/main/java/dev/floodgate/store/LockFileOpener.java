@@ -20,9 +20,6 @@ import java.nio.file.attribute.PosixFilePermissions;
  */
 final class LockFileOpener
 {
-    /** The file's length: 1 KiB, mapped whole. */
-    static final int LENGTH = 1024;
-
     private LockFileOpener()
     {
     }
@@ -95,27 +92,53 @@ final class LockFileOpener
     /**
      * @return the whole file, mapped read-write when {@code writable} (which first gives a new file its length),
      * else read-only.
-     * @throws FloodgateFileException when it is shorter than {@link #LENGTH} or cannot be mapped.
+     * @throws FloodgateFileException when it is shorter than {@link LockFileLayout#LENGTH} or cannot be mapped.
      */
-    static UnsafeBuffer map(final Path path, final FileChannel channel, final boolean writable)
+    private static UnsafeBuffer map(final Path path, final FileChannel channel, final boolean writable)
     {
         try
         {
-            if (writable && channel.size() < LENGTH)
+            if (writable && channel.size() < LockFileLayout.LENGTH)
             {
-                channel.write(ByteBuffer.allocate(1), LENGTH - 1); // past every word: a racing creator clobbers none
+                // past every word: a racing creator clobbers none
+                channel.write(ByteBuffer.allocate(1), LockFileLayout.LENGTH - 1);
             }
-            if (channel.size() < LENGTH)
+            if (channel.size() < LockFileLayout.LENGTH)
             {
-                throw new FloodgateFileException(path, "is " + channel.size() + " bytes, a lock file has " + LENGTH,
-                    null);
+                throw new FloodgateFileException(path, "is " + channel.size() + " bytes, a lock file has " +
+                    LockFileLayout.LENGTH, null);
             }
             return new UnsafeBuffer(channel.map(writable ? FileChannel.MapMode.READ_WRITE :
-                FileChannel.MapMode.READ_ONLY, 0, LENGTH));
+                FileChannel.MapMode.READ_ONLY, 0, LockFileLayout.LENGTH));
         }
         catch (final IOException ex)
         {
             throw new FloodgateFileException(path, "cannot be mapped: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Maps the file through {@code channel}, closing the channel when that fails: a channel left open is closed by
+     * its cleaner at some GC, and that close would drop every POSIX lock this process then holds on the file (found
+     * by review: a lock file too short to map, met by a reader).
+     */
+    static UnsafeBuffer mapOrClose(final Path path, final FileChannel channel, final boolean writable)
+    {
+        try
+        {
+            return map(path, channel, writable);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException | RuntimeException closeFailed)
+            {
+                ex.addSuppressed(closeFailed);
+            }
+            throw ex;
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.floodgate.store;
 
 import dev.floodgate.FloodgateFileException;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -17,32 +16,14 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>The lock file also holds each slot's current owner word ({@link #tokenVolatile}): a process publishes it
  * as it claims the slot, before and after taking the slot's lock ({@link #claimSlot}), and before it takes any guard,
- * so a guard's owner word is alive exactly while the slot's lock is held and the slot still names that word. The
- * file is {@link LockFileOpener#LENGTH} bytes:
- *
- * <pre>
- *   0      slot 0's owner word (64)     byte 0 is also slot 0's lock byte
- *   8      slot 1's owner word (64)     byte 1 is slot 1's lock byte
- *   ...    {@link FileHeader#MAX_PROCESSES} words
- *   1000   the replace lock's byte (a table from a previous boot is replaced under it)
- *   1023   last byte, written once to give the file its length
- *   2048   {@link #CREATORS} creator lock bytes, past the file's end: a process building the table holds one
- *          ({@link #claimCreator}) and names its temporary file after it
- *   3072   {@link FileHeader#MAX_PROCESSES} claim lock bytes, past the file's end: byte 3072 + k is held by a
- *          process claiming slot k, for the claim only ({@link #claimSlot})
- * </pre>
+ * so a guard's owner word is alive exactly while the slot's lock is held and the slot still names that word. Where
+ * the words and bytes lie is {@link LockFileLayout}'s; the bytes for building the table are {@link BuildLocks}'.
  *
  * <p>Thread-safe. A {@link #isHeld} answer is a moment's truth: a slot found free can be claimed the next
  * instant, and a holder found alive can die the next.
  */
 public final class SlotLocks
 {
-    private static final long REPLACE_BYTE = 1000;
-    /** Creators that can build the table at once; a byte each, from {@link #CREATOR_BASE}. */
-    public static final int CREATORS = 64;
-    private static final long CREATOR_BASE = 2048;
-    /** A claim byte per slot, from here: held by the process claiming the slot ({@link #claimSlot}). */
-    private static final long CLAIM_BASE = 3072;
     private static final long TOKEN_MASK = (1L << 56) - 1;
     /** The width of a {@link #holderOf} name: 7 bits of slot (1 to 64) and 17 of token. */
     public static final int HOLDER_BITS = 24;
@@ -50,10 +31,12 @@ public final class SlotLocks
     private static final long HOLDER_TOKEN_MASK = (1L << HOLDER_TOKEN_BITS) - 1;
 
     private final LockFile file;
+    private final BuildLocks building;
 
     private SlotLocks(final LockFile file)
     {
         this.file = file;
+        this.building = new BuildLocks(file);
     }
 
     /** The lock file of {@code table}: a sibling named {@code <table>.lock}. */
@@ -130,6 +113,12 @@ public final class SlotLocks
         return file.path();
     }
 
+    /** @return the bytes of this lock file for building the table, on the same handle. */
+    public BuildLocks building()
+    {
+        return building;
+    }
+
     /**
      * Claims the first free slot for this process: under the slot's claim byte, publishes a fresh owner word in it,
      * then takes its lock, then publishes the word again (a claimer of an older engine, which locks first and takes no
@@ -159,68 +148,33 @@ public final class SlotLocks
             }
             while (token == 0);
             final long owner = ((long)(slot + 1) << 56) | token;
-            if (!file.tryLock(CLAIM_BASE + slot))
+            if (!file.tryLock(LockFileLayout.CLAIM_BASE + slot))
             {
                 continue; // another claimer is at this slot
             }
             try
             {
                 final long previous = tokenVolatile(slot);
-                if (!isHeld(slot) && file.words().compareAndSetLong(8 * slot, previous, owner) && tryClaim(slot))
+                if (!isHeld(slot) && file.words().compareAndSetLong(LockFileLayout.slotWordOffset(slot), previous, owner) && tryClaim(slot))
                 {
-                    file.words().putLongVolatile(8 * slot, owner);
+                    file.words().putLongVolatile(LockFileLayout.slotWordOffset(slot), owner);
                     return owner;
                 }
             }
             finally
             {
-                file.unlock(CLAIM_BASE + slot);
+                file.unlock(LockFileLayout.CLAIM_BASE + slot);
             }
         }
         throw new IllegalStateException("all " + FileHeader.MAX_PROCESSES + " process slots of " + path() +
             " are held by live processes");
     }
 
-    /**
-     * Takes a free creator byte's lock, for the time this process builds the table.
-     *
-     * @return the creator index, 0 to {@link #CREATORS} - 1; {@link #unclaimCreator} it when built.
-     * @throws IllegalStateException when every creator byte is held.
-     */
-    public int claimCreator()
-    {
-        for (int creator = 0; creator < CREATORS; creator++)
-        {
-            if (file.tryLock(CREATOR_BASE + creator))
-            {
-                return creator;
-            }
-        }
-        throw new IllegalStateException("all " + CREATORS + " creator locks of " + path() + " are held: " +
-            CREATORS + " processes are building the table at once");
-    }
-
-    /** @param creator an index {@link #claimCreator} gave this process; its lock is dropped. */
-    public void unclaimCreator(final int creator)
-    {
-        file.unlock(CREATOR_BASE + creator);
-    }
-
-    /**
-     * @param creator a creator index.
-     * @return whether a live process (this one included) holds it: false means whoever named a file after it died
-     * (or finished); true may also be a later creator's.
-     */
-    public boolean isCreatorHeld(final int creator)
-    {
-        return file.isLocked(CREATOR_BASE + creator);
-    }
-
     /** Clears and unlocks a slot claimed by {@link #claimSlot}. @param owner its owner word. */
     public void unclaimSlot(final long owner)
     {
         final int slot = slotOf(owner);
-        file.words().compareAndSetLong(8 * slot, owner, 0);
+        file.words().compareAndSetLong(LockFileLayout.slotWordOffset(slot), owner, 0);
         unclaim(slot);
     }
 
@@ -261,7 +215,7 @@ public final class SlotLocks
     /** @param slot a slot. @return the owner word it holds now, volatile read; 0 when none. */
     public long tokenVolatile(final int slot)
     {
-        return file.words().getLongVolatile(8 * slot);
+        return file.words().getLongVolatile(LockFileLayout.slotWordOffset(slot));
     }
 
     /**
@@ -273,28 +227,6 @@ public final class SlotLocks
     {
         final int slot = slotOf(owner);
         return slot >= 0 && tokenVolatile(slot) == owner && isHeld(slot);
-    }
-
-    /**
-     * Runs {@code action} holding the lock file's replace lock (byte {@link #REPLACE_BYTE}), exclusive among
-     * every process and thread: replacing a table file from a previous boot must happen once. Not the table's
-     * own lock: Chronicle Map holds a shared lock on the table for as long as it is mapped. Held for a test and a
-     * rename here, but an older engine builds a whole table under it (1.7 s measured for a first build in a cold JVM on
-     * a loaded host), so the wait is a rival creator's, {@link CreatorTemps#RIVAL_WAIT_NANOS}, and then fails: a
-     * stopped holder.
-     *
-     * @param action what to do under the lock; must not take long.
-     * @throws IOException from the action or the lock, or when a process held the lock that long.
-     */
-    public void underReplaceLock(final IoAction action) throws IOException
-    {
-        file.underLock(REPLACE_BYTE, CreatorTemps.RIVAL_WAIT_NANOS, action);
-    }
-
-    /** @return whether a live process (this one included) holds the replace lock ({@link #underReplaceLock}). */
-    public boolean isReplaceHeld()
-    {
-        return file.isLocked(REPLACE_BYTE);
     }
 
     /**

@@ -80,7 +80,7 @@ final class TableCreator
      * @param locks the table's lock file.
      */
     static void create(final Path file, final long capacity, final int shards, final boolean groupReadable,
-        final long nowNanos, final SlotLocks locks)
+        final long nowNanos, final BuildLocks locks)
     {
         final FloodgateFileException failed;
         final int creator = locks.claimCreator();
@@ -220,7 +220,7 @@ final class TableCreator
         final int shards,
         final boolean groupReadable,
         final long nowNanos,
-        final SlotLocks locks)
+        final BuildLocks locks)
     {
         if (!staleInode.equals(inodeOrNull(file)))
         {

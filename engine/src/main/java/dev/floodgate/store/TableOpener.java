@@ -61,7 +61,7 @@ final class TableOpener
         final long owner;
         try
         {
-            CreatorTemps.removeDeadTemps(file, locks);
+            CreatorTemps.removeDeadTemps(file, locks.building());
             // before this process takes a slot: a creator is not attached
             createUnlessAttached(file, capacity, shards, groupReadable, nowNanos, locks, 0);
             owner = locks.claimSlot();
@@ -112,7 +112,7 @@ final class TableOpener
                 "the table that was removed from this path open (their slots in " + locks.path() + " are held): a " +
                 "new table here would count every quota a second time beside theirs; close them first", null);
         }
-        TableCreator.create(file, capacity, shards, groupReadable, nowNanos, locks);
+        TableCreator.create(file, capacity, shards, groupReadable, nowNanos, locks.building());
     }
 
     private static QuotaTable open(final Path file, final long capacity, final int shards,
@@ -146,7 +146,8 @@ final class TableOpener
             System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0} was written under boot {1}, " +
                 "this is boot {2}: its monotonic times mean nothing now, so it is replaced by an empty table", file,
                 old, current);
-            TableCreator.replaceStale(file, inode, capacity, shards, groupReadable, nowNanos, locks);
+            TableCreator.replaceStale(file, inode, capacity, shards, groupReadable, nowNanos,
+                locks.building());
         }
     }
 

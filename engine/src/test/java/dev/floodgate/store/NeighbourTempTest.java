@@ -31,7 +31,7 @@ class NeighbourTempTest
         try
         {
             // what a live creator of t.c1 holds while it builds: its creator lock, and a temp named after it
-            final int creator = neighbourLocks.claimCreator();
+            final int creator = neighbourLocks.building().claimCreator();
             final Path temp = Files.createTempFile(dir, ".t.c1.c" + creator + ".", ".creating");
             try (QuotaTable table = QuotaTable.open(dir.resolve("t"), 1_000, 1, false, System.nanoTime()))
             {
@@ -39,7 +39,7 @@ class NeighbourTempTest
             }
             assertTrue(Files.exists(temp), "opening table t removed " + temp.getFileName() + ", the temporary " +
                 "table of a live creator of t.c1 (creator lock " + creator + " held in t.c1.lock)");
-            neighbourLocks.unclaimCreator(creator);
+            neighbourLocks.building().unclaimCreator(creator);
         }
         finally
         {
