@@ -1,21 +1,18 @@
 package dev.floodgate;
 
-import dev.floodgate.store.QuotaTable;
-import dev.floodgate.testkit.DebuggedChild;
+import dev.floodgate.testkit.OpenerThread;
+import dev.floodgate.testkit.SmallTmpfs;
+import dev.floodgate.testkit.RivalBuild;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Two JVMs starting together on a missing table each build one in a temporary file, and the first to link it wins:
@@ -35,75 +32,23 @@ class CreatorsShareRoomTest
     @TempDir
     Path dir;
 
-    /** Child: opens (and so creates) the table at args[0], then says which file it attached to. */
-    public static final class Creator
-    {
-        public static void main(final String[] args) throws Exception
-        {
-            final Path file = Path.of(args[0]);
-            try (QuotaTable table = QuotaTable.open(file, CAPACITY, 2, false, System.nanoTime()))
-            {
-                System.out.println("OPENED " + Files.getAttribute(file, "unix:ino") + " " + table.atItsPath());
-            }
-        }
-    }
-
-    private static boolean run(final String... command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-        return p.waitFor() == 0;
-    }
-
     @Test
     void shouldStartBesideARivalCreatorWhenTheFileSystemHasRoomForOneTable() throws Exception
     {
-        final Path mount = Files.createDirectory(dir.resolve("mnt"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=12m", "tmpfs", mount.toString()), "no tmpfs mount here");
-        try
+        try (SmallTmpfs tmpfs = SmallTmpfs.mount(dir, 12))
         {
-            final Path file = mount.resolve("fg").resolve("t.map");
+            final Path file = tmpfs.resolve("fg").resolve("t.map");
             final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(CAPACITY)
                 .limit(Action.AUTH, 1, FloodgateConfig.MAX_WINDOW_MS).build();
-            final AtomicReference<Throwable> failed = new AtomicReference<>();
-            final AtomicReference<Object> attached = new AtomicReference<>();
-            final Thread[] opener = {null};
-            final String log;
-            try (DebuggedChild creator = DebuggedChild.start(Creator.class, List.of(file.toString())))
-            {
-                creator.runStoppingAtEntry("dev.floodgate.store.FileHeader", "initialise", hit ->
-                {
-                    if (opener[0] != null)
-                    {
-                        return;
-                    }
-                    // the rival has its table's room; a broker starts beside it
-                    opener[0] = new Thread(() ->
-                    {
-                        try (Floodgate gate = Floodgate.open(config))
-                        {
-                            assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH));
-                            attached.set(Files.getAttribute(file, "unix:ino"));
-                        }
-                        catch (final Throwable ex)
-                        {
-                            failed.set(ex);
-                        }
-                    }, "opener");
-                    opener[0].start();
-                    opener[0].join(5_000); // long enough to fail; then the rival goes on
-                });
-                log = creator.transcript();
-            }
-            assertTrue(opener[0] != null, "the child built the table: " + log);
-            opener[0].join(60_000);
-            assertFalse(opener[0].isAlive(), "the open ended once the rival's table was there");
-            assertNull(failed.get(), () -> "the open failed: " + failed.get());
-            assertTrue(log.contains("OPENED " + attached.get() + " true"), "both use the rival's table: " + log);
-        }
-        finally
-        {
-            run("umount", "-l", mount.toString());
+            final RivalBuild rival = RivalBuild.openBeside(config,
+                gate -> assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH)));
+            final OpenerThread opener = rival.opener();
+            assertTrue(opener != null, "the child built the table: " + rival.log());
+            opener.join(60_000);
+            assertFalse(opener.isAlive(), "the open ended once the rival's table was there");
+            assertNull(opener.failure(), () -> "the open failed: " + opener.failure());
+            assertTrue(rival.log().contains("OPENED " + opener.attachedInode() + " true"),
+                "both use the rival's table: " + rival.log());
         }
     }
 }

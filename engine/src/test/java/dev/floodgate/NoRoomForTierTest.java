@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.testkit.SmallTmpfs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,7 +16,6 @@ import java.nio.file.StandardOpenOption;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A segment whose first tier is full takes a new tier, which Chronicle allocates by growing the file: on a file system
@@ -34,21 +34,12 @@ class NoRoomForTierTest
     @TempDir
     Path dir;
 
-    private static boolean run(final String... command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-        return p.waitFor() == 0;
-    }
-
     @Test
     void shouldAnswerChecksThatNeedATierAsTableFullWhenTheFileSystemIsFull() throws Exception
     {
-        final Path mount = Files.createDirectory(dir.resolve("mnt"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mount.toString()), "no tmpfs mount here");
-        try
+        try (SmallTmpfs tmpfs = SmallTmpfs.mount(dir, 16))
         {
-            final Path file = mount.resolve("t.map");
+            final Path file = tmpfs.resolve("t.map");
             // 64 shards: a window entry takes 4 kB where the table was sized for an average of 1.5 kB, so windows
             // overflow their segments' first tiers long before the capacity is reached
             QuotaTable.open(file, CAPACITY, 64, false, System.nanoTime()).close();
@@ -56,7 +47,7 @@ class NoRoomForTierTest
                 .limit(Action.PUBLISH, 10, 60_000).build();
             try (Floodgate gate = Floodgate.open(config))
             {
-                final Path filler = mount.resolve("filler");
+                final Path filler = tmpfs.resolve("filler");
                 fill(filler); // another program takes what is left of the file system
                 int refused = 0;
                 for (int i = 0; i < CAPACITY; i++)
@@ -84,10 +75,6 @@ class NoRoomForTierTest
                 }
                 assertEquals(refused, admitted, "with room again, new users are admitted");
             }
-        }
-        finally
-        {
-            run("umount", "-l", mount.toString());
         }
     }
 

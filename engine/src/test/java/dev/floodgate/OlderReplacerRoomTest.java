@@ -1,10 +1,12 @@
 package dev.floodgate;
 
-import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.SlotLocks;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.GoFile;
+import dev.floodgate.testkit.OpenerThread;
+import dev.floodgate.testkit.PreviousBootTable;
+import dev.floodgate.testkit.SmallTmpfs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,12 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * An older engine replaces a table from a previous boot by building its replacement under the replace lock, holding
@@ -56,58 +56,29 @@ class OlderReplacerRoomTest
         }
     }
 
-    private static boolean run(final String... command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-        return p.waitFor() == 0;
-    }
-
     @Test
     void shouldStartBesideAnOlderEngineReplacingUnderTheReplaceLock() throws Exception
     {
-        final Path mount = Files.createDirectory(dir.resolve("mnt"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", mount.toString()), "no tmpfs mount here");
-        try
+        try (SmallTmpfs tmpfs = SmallTmpfs.mount(dir, 20))
         {
-            final Path file = mount.resolve("fg").resolve("t.map");
-            try (QuotaTable table = QuotaTable.open(file, CAPACITY, 2, false, 0))
-            {
-                table.header().buffer().putLong(FileHeader.BOOT_ID_OFFSET, 12345L); // written under another boot
-            }
+            final Path file = tmpfs.resolve("fg").resolve("t.map");
+            PreviousBootTable.create(file, CAPACITY);
             final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(CAPACITY)
                 .limit(Action.AUTH, 1, FloodgateConfig.MAX_WINDOW_MS).build();
-            final AtomicReference<Throwable> failed = new AtomicReference<>();
-            final AtomicReference<Object> attached = new AtomicReference<>();
             final Path go = dir.resolve("go");
             try (ChildJvm older = ChildJvm.start(OlderReplacer.class, file.toString(), go.toString()))
             {
                 final String built = older.awaitLine("BUILT ", 60).substring("BUILT ".length());
-                final Thread opener = new Thread(() ->
-                {
-                    try (Floodgate gate = Floodgate.open(config))
-                    {
-                        assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH));
-                        attached.set(Files.getAttribute(file, "unix:ino"));
-                    }
-                    catch (final Throwable ex)
-                    {
-                        failed.set(ex);
-                    }
-                }, "opener");
-                opener.start();
+                final OpenerThread opener = OpenerThread.start(config,
+                    gate -> assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH)));
                 opener.join(5_000); // long enough to fail; then the older engine renames
                 Files.createFile(go);
                 older.awaitLine("REPLACED", 60);
                 opener.join(60_000);
                 assertFalse(opener.isAlive(), "the open ended once the older engine's replacement was there");
-                assertNull(failed.get(), () -> "the open failed: " + failed.get());
-                assertEquals(built, String.valueOf(attached.get()), "the older engine's replacement is used");
+                assertNull(opener.failure(), () -> "the open failed: " + opener.failure());
+                assertEquals(built, String.valueOf(opener.attachedInode()), "the older engine's replacement is used");
             }
-        }
-        finally
-        {
-            run("umount", "-l", mount.toString());
         }
     }
 }

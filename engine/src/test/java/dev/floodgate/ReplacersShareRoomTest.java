@@ -1,22 +1,19 @@
 package dev.floodgate;
 
-import dev.floodgate.store.FileHeader;
-import dev.floodgate.store.QuotaTable;
-import dev.floodgate.testkit.DebuggedChild;
+import dev.floodgate.testkit.OpenerThread;
+import dev.floodgate.testkit.PreviousBootTable;
+import dev.floodgate.testkit.RivalBuild;
+import dev.floodgate.testkit.SmallTmpfs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A table from a previous boot is replaced by a build outside the replace lock, so two JVMs starting together after a
@@ -38,67 +35,24 @@ class ReplacersShareRoomTest
     @TempDir
     Path dir;
 
-    private static boolean run(final String... command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-        return p.waitFor() == 0;
-    }
-
     @Test
     void shouldStartBesideARivalReplacerWhenTheFileSystemHasRoomForOneReplacement() throws Exception
     {
-        final Path mount = Files.createDirectory(dir.resolve("mnt"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", mount.toString()), "no tmpfs mount here");
-        try
+        try (SmallTmpfs tmpfs = SmallTmpfs.mount(dir, 20))
         {
-            final Path file = mount.resolve("fg").resolve("t.map");
-            try (QuotaTable table = QuotaTable.open(file, CAPACITY, 2, false, 0))
-            {
-                table.header().buffer().putLong(FileHeader.BOOT_ID_OFFSET, 12345L); // written under another boot
-            }
+            final Path file = tmpfs.resolve("fg").resolve("t.map");
+            PreviousBootTable.create(file, CAPACITY);
             final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(CAPACITY)
                 .limit(Action.AUTH, 1, FloodgateConfig.MAX_WINDOW_MS).build();
-            final AtomicReference<Throwable> failed = new AtomicReference<>();
-            final AtomicReference<Object> attached = new AtomicReference<>();
-            final Thread[] opener = {null};
-            final String log;
-            try (DebuggedChild replacer = DebuggedChild.start(CreatorsShareRoomTest.Creator.class,
-                List.of(file.toString())))
-            {
-                replacer.runStoppingAtEntry("dev.floodgate.store.FileHeader", "initialise", hit ->
-                {
-                    if (opener[0] != null)
-                    {
-                        return;
-                    }
-                    // the rival has its replacement's room; a broker starts beside it
-                    opener[0] = new Thread(() ->
-                    {
-                        try (Floodgate gate = Floodgate.open(config))
-                        {
-                            assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH));
-                            attached.set(Files.getAttribute(file, "unix:ino"));
-                        }
-                        catch (final Throwable ex)
-                        {
-                            failed.set(ex);
-                        }
-                    }, "opener");
-                    opener[0].start();
-                    opener[0].join(5_000); // long enough to fail; then the rival goes on
-                });
-                log = replacer.transcript();
-            }
-            assertTrue(opener[0] != null, "the child built a replacement: " + log);
-            opener[0].join(60_000);
-            assertFalse(opener[0].isAlive(), "the open ended once the rival's replacement was there");
-            assertNull(failed.get(), () -> "the open failed: " + failed.get());
-            assertTrue(log.contains("OPENED " + attached.get() + " true"), "both use the rival's table: " + log);
-        }
-        finally
-        {
-            run("umount", "-l", mount.toString());
+            final RivalBuild rival = RivalBuild.openBeside(config,
+                gate -> assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH)));
+            final OpenerThread opener = rival.opener();
+            assertTrue(opener != null, "the child built a replacement: " + rival.log());
+            opener.join(60_000);
+            assertFalse(opener.isAlive(), "the open ended once the rival's replacement was there");
+            assertNull(opener.failure(), () -> "the open failed: " + opener.failure());
+            assertTrue(rival.log().contains("OPENED " + opener.attachedInode() + " true"),
+                "both use the rival's table: " + rival.log());
         }
     }
 }
