@@ -1,9 +1,8 @@
 package dev.floodgate;
 
-import com.sun.jdi.event.BreakpointEvent;
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.testkit.DebuggedChild;
+import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static dev.floodgate.testkit.DebuggedChild.caller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,21 +41,9 @@ class RacingClaimersTest
         final Path file = dir.resolve("race.map");
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
             .limit(Action.PUBLISH, 1_000, FloodgateConfig.MAX_WINDOW_MS).build();
-        String key = null;
-        final int segment;
-        try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
-        {
-            for (int i = 0; key == null; i++)
-            {
-                final String candidate = "user-" + i;
-                if (table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) !=
-                    table.lookup().headerSegment())
-                {
-                    key = candidate;
-                }
-            }
-            segment = table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, key);
-        }
+        final KeyOutsideHeader held = KeyOutsideHeader.find(file, Entry.KIND_BUCKET, Action.PUBLISH, "user-");
+        final String key = held.key();
+        final int segment = held.segment();
         try (Floodgate gate = Floodgate.open(config); // slot 0
              DebuggedChild holder = DebuggedChild.start(SegmentHolder.class,
                  List.of(file.toString(), Integer.toString(segment)));
@@ -77,18 +65,6 @@ class RacingClaimersTest
             gate.checkLimit(key, Action.PUBLISH);
             assertEquals(1, gate.stats().degraded().get(Action.PUBLISH), "a check took over the segment guard of " +
                 "a live process (it still holds it): the racing claimer's word was left in the holder's slot");
-        }
-    }
-
-    private static String caller(final BreakpointEvent hit, final int depth)
-    {
-        try
-        {
-            return hit.thread().frame(depth).location().method().name();
-        }
-        catch (final com.sun.jdi.IncompatibleThreadStateException ex)
-        {
-            throw new AssertionError(ex);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.SlotLocks;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.DebuggedChild;
+import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,21 +49,9 @@ class StoppedClaimerTakeoverTest
         final Path file = dir.resolve("claim.map");
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
             .limit(Action.PUBLISH, 1_000, FloodgateConfig.MAX_WINDOW_MS).build();
-        String key = null;
-        final int segment;
-        try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
-        {
-            for (int i = 0; key == null; i++)
-            {
-                final String candidate = "user-" + i;
-                if (table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) !=
-                    table.lookup().headerSegment())
-                {
-                    key = candidate;
-                }
-            }
-            segment = table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, key);
-        }
+        final KeyOutsideHeader held = KeyOutsideHeader.find(file, Entry.KIND_BUCKET, Action.PUBLISH, "user-");
+        final String key = held.key();
+        final int segment = held.segment();
         try (Floodgate gate = Floodgate.open(config)) // slot 0
         {
             final SlotLocks locks = SlotLocks.acquire(file, false);
@@ -73,7 +62,6 @@ class StoppedClaimerTakeoverTest
                 assertTrue(locks.isHeld(deadSlot) && locks.tokenVolatile(deadSlot) != 0, "the holder's slot");
                 holder.kill(); // dies holding the segment's guard
             }
-            final String user = key;
             final boolean[] checked = {false};
             final long[] result = {-1};
             final String log;
@@ -88,7 +76,7 @@ class StoppedClaimerTakeoverTest
                     }
                     checked[0] = true;
                     // the claimer holds the dead holder's slot and is stopped; a client of that segment arrives
-                    result[0] = gate.checkLimit(user, Action.PUBLISH);
+                    result[0] = gate.checkLimit(key, Action.PUBLISH);
                 });
                 log = claimer.transcript();
             }

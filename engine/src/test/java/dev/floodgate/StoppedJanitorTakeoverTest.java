@@ -1,12 +1,11 @@
 package dev.floodgate;
 
-import com.sun.jdi.IncompatibleThreadStateException;
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.SlotLocks;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.DebuggedChild;
 import dev.floodgate.testkit.IdleJanitor;
+import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static dev.floodgate.testkit.DebuggedChild.caller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,9 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(180)
 class StoppedJanitorTakeoverTest
 {
-    private static final long NOW = 1_000_000_000_000L;
-    private static final long GRACE = 10_000_000_000L;
-
     @TempDir
     Path dir;
 
@@ -43,27 +40,14 @@ class StoppedJanitorTakeoverTest
         final Path file = dir.resolve("janitor.map");
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
             .limit(Action.PUBLISH, 1_000, FloodgateConfig.MAX_WINDOW_MS).build();
-        String key = null;
-        final int segment;
-        try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
-        {
-            for (int i = 0; key == null; i++)
-            {
-                final String candidate = "user-" + i;
-                if (table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) !=
-                    table.lookup().headerSegment())
-                {
-                    key = candidate;
-                }
-            }
-            segment = table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, key);
-        }
+        final KeyOutsideHeader held = KeyOutsideHeader.find(file, Entry.KIND_BUCKET, Action.PUBLISH, "user-");
+        final String key = held.key();
+        final int segment = held.segment();
         final SlotLocks locks = SlotLocks.acquire(file, false);
         try (Floodgate gate = Floodgate.open(config); // slot 0
              ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment),
                  "registered"); // slot 1
-             DebuggedChild janitor = DebuggedChild.start(IdleJanitor.class, List.of(file.toString(), "1000", "2",
-                 Long.toString(NOW), Long.toString(GRACE))))
+             DebuggedChild janitor = IdleJanitor.startDebugged(file, 1_000, 2))
         {
             holder.awaitLine("HELD", 120);
             // the janitor attaches (slot 2, while the holder lives) and stops at its pass's freeDead
@@ -73,7 +57,7 @@ class StoppedJanitorTakeoverTest
             assertTrue(!locks.isHeld(deadSlot) && locks.tokenVolatile(deadSlot) != 0, "the dead holder's slot");
             // the janitor clears the dead holder's entry (a store before the fix, a compare-and-set after)
             janitor.runUntilEntry("org.agrona.concurrent.UnsafeBuffer", List.of("putLongRelease",
-                "compareAndSetLong"), hit -> caller(hit).equals("freeDead"));
+                "compareAndSetLong"), hit -> caller(hit, 1).equals("freeDead"));
             final long result = gate.checkLimit(key, Action.PUBLISH);
             assertEquals(0, gate.stats().degraded().get(Action.PUBLISH), "the check waited for a dead holder's " +
                 "guard as if it lived, while a janitor freeing its entry was stopped");
@@ -86,18 +70,6 @@ class StoppedJanitorTakeoverTest
         finally
         {
             locks.release();
-        }
-    }
-
-    private static String caller(final com.sun.jdi.event.BreakpointEvent hit)
-    {
-        try
-        {
-            return hit.thread().frame(1).location().method().name();
-        }
-        catch (final IncompatibleThreadStateException ex)
-        {
-            throw new AssertionError(ex);
         }
     }
 }

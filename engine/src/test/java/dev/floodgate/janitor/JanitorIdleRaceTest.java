@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 
+import static dev.floodgate.testkit.IdleJanitor.GRACE;
+import static dev.floodgate.testkit.IdleJanitor.NOW;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,8 +34,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class JanitorIdleRaceTest
 {
-    private static final long NOW = 1_000_000_000_000L;
-    private static final long GRACE = 10_000_000_000L;
     private static final long HOUR_MS = 3_600_000L;
     private static final int SHARDS = 4;
     private static final long CAPACITY = 1_000;
@@ -54,8 +53,7 @@ class JanitorIdleRaceTest
                 bucket.fullWord(NOW), NOW, null);
             final long[] charged = {-99};
             final String log;
-            try (DebuggedChild child = DebuggedChild.start(IdleJanitor.class, List.of(file.toString(),
-                Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW), Long.toString(GRACE))))
+            try (DebuggedChild child = IdleJanitor.startDebugged(file, CAPACITY, SHARDS))
             {
                 final int[] hits = {0};
                 // the entry of Entry.tombstoneVolatile, which the janitor calls after its idle test; nothing else in

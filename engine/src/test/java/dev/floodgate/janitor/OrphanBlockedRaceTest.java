@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 
+import static dev.floodgate.testkit.IdleJanitor.NOW;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,8 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class OrphanBlockedRaceTest
 {
-    private static final long NOW = 1_000_000_000_000L;
-    private static final long GRACE = 10_000_000_000L;
     private static final long MINUTE_MS = 60_000L;
     private static final int SHARDS = 4;
     private static final long CAPACITY = 1_000;
@@ -55,8 +53,7 @@ class OrphanBlockedRaceTest
             assertTrue(ShardWords.addRefusalIfCurrent(counter.entry(), counter.generation(), 0));
             final int[] hits = {0};
             final String log;
-            try (DebuggedChild child = DebuggedChild.start(IdleJanitor.class, List.of(file.toString(),
-                Long.toString(CAPACITY), Integer.toString(SHARDS), Long.toString(NOW), Long.toString(GRACE))))
+            try (DebuggedChild child = IdleJanitor.startDebugged(file, CAPACITY, SHARDS))
             {
                 child.runStoppingAtEntry(Janitor.class.getName(), "writeLocked", hit ->
                 {

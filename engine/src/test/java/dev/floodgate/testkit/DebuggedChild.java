@@ -1,6 +1,7 @@
 package dev.floodgate.testkit;
 
 import com.sun.jdi.Bootstrap;
+import com.sun.jdi.IncompatibleThreadStateException;
 import com.sun.jdi.Location;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.connect.AttachingConnector;
@@ -254,6 +255,19 @@ public final class DebuggedChild implements AutoCloseable
         stop.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         stop.enable();
         return stop;
+    }
+
+    /** @return the name of the method {@code depth} frames above the breakpoint {@code hit} (1: its caller). */
+    public static String caller(final BreakpointEvent hit, final int depth)
+    {
+        try
+        {
+            return hit.thread().frame(depth).location().method().name();
+        }
+        catch (final IncompatibleThreadStateException ex)
+        {
+            throw new AssertionError(ex);
+        }
     }
 
     /** Lets the child run on, free of the debugger: its requests are dropped and its stopped threads resumed. */

@@ -6,18 +6,34 @@ import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
- * A child JVM's janitor (for {@code JanitorIdleRaceTest}, which debugs it): opens the table, runs one pass at
- * {@code now} and a second a grace period later, printing what each did. Only buckets are in the table, so the
- * window policy is never asked for.
+ * A child JVM's janitor (for the tests that debug it: {@code JanitorIdleRaceTest}, {@code OrphanBlockedRaceTest},
+ * {@code StoppedJanitorTakeoverTest}): opens the table, runs one pass at {@code now} and a second a grace period
+ * later, printing what each did. Only buckets are in the table, so the window policy is never asked for.
  *
  * <p>Arguments: table path, capacity, shards, now (ns), grace (ns).
  */
 public final class IdleJanitor
 {
+    /** The time of the child's first pass (ns, a made-up clock), as the tests that debug it use it. */
+    public static final long NOW = 1_000_000_000_000L;
+    /** The grace period the tests give it: its second pass runs this much after {@link #NOW}. */
+    public static final long GRACE = 10_000_000_000L;
+
     private IdleJanitor()
     {
+    }
+
+    /**
+     * Starts this janitor in a child JVM under the debugger, suspended until the caller has set where it stops, on
+     * the table at {@code file}, its passes at {@link #NOW} and a {@link #GRACE} later.
+     */
+    public static DebuggedChild startDebugged(final Path file, final long capacity, final int shards) throws Exception
+    {
+        return DebuggedChild.start(IdleJanitor.class, List.of(file.toString(), Long.toString(capacity),
+            Integer.toString(shards), Long.toString(NOW), Long.toString(GRACE)));
     }
 
     public static void main(final String[] args)
