@@ -361,13 +361,11 @@ class LoadCommandsTest
     {
         try (LocalRedis redis = LocalRedis.start())
         {
-            final ClusterQuota quota = new ClusterQuota(redis.uri(), Action.PUBLISH, 10, 3_600_000L, 5);
-            final long start = System.nanoTime();
-            final ClusterTally tally = ClusterTally.begin(quota, start, start + 1_000_000L);
-            tally.end(); // a run of 1 ms against a 1 h window: the allowance is the limit, 10
+            // a run of 1 ms against a 1 h window: the allowance is the limit, 10
+            final ClusterTally tally = oneMsRun(new ClusterQuota(redis.uri(), Action.PUBLISH, 10, 3_600_000L, 5));
             final StringWriter text = new StringWriter();
-            final ClusterTally.Verdict verdict = tally.print(new PrintWriter(text, true), Map.of("publish alice",
-                new Exactness.KeyTotal(Action.PUBLISH, "alice", 9, 1)), 2, new ClusterStats.Checks(1, 0, 0));
+            final ClusterTally.Verdict verdict = tally.print(new PrintWriter(text, true), alicePublished(9, 1), 2,
+                new ClusterStats.Checks(1, 0, 0));
             assertTrue(text.toString().contains("allows 10 each"), text::toString);
             assertEquals(ClusterTally.Verdict.WITHIN, verdict, text::toString);
         }
@@ -384,18 +382,14 @@ class LoadCommandsTest
     {
         try (LocalRedis redis = LocalRedis.start())
         {
-            final ClusterQuota quota = new ClusterQuota(redis.uri(), Action.PUBLISH, 100, 3_600_000L, 10);
-            final long start = System.nanoTime();
-            final ClusterTally tally = ClusterTally.begin(quota, start, start + 1_000_000L);
-            tally.end();
+            final ClusterTally tally = oneMsRun(new ClusterQuota(redis.uri(), Action.PUBLISH, 100, 3_600_000L, 10));
             final StringWriter text = new StringWriter();
-            assertEquals(ClusterTally.Verdict.WITHIN, tally.print(new PrintWriter(text, true), Map.of("publish alice",
-                new Exactness.KeyTotal(Action.PUBLISH, "alice", 70, 50)), 1, new ClusterStats.Checks(50, 0, 0)),
-                text::toString);
+            assertEquals(ClusterTally.Verdict.WITHIN, tally.print(new PrintWriter(text, true), alicePublished(70, 50),
+                1, new ClusterStats.Checks(50, 0, 0)), text::toString);
             assertTrue(text.toString().contains("within the 38 the 1 node may hold"), text::toString);
             assertEquals(ClusterTally.Verdict.WRONG, tally.print(new PrintWriter(new StringWriter(), true),
-                Map.of("publish alice", new Exactness.KeyTotal(Action.PUBLISH, "alice", 61, 50)), 1,
-                new ClusterStats.Checks(50, 0, 0)), "short by 39: more than a node may hold");
+                alicePublished(61, 50), 1, new ClusterStats.Checks(50, 0, 0)),
+                "short by 39: more than a node may hold");
         }
     }
 
@@ -410,16 +404,27 @@ class LoadCommandsTest
     {
         try (LocalRedis redis = LocalRedis.start())
         {
-            final ClusterQuota quota = new ClusterQuota(redis.uri(), Action.PUBLISH, 100, 3_600_000L, 10);
-            final long start = System.nanoTime();
-            final ClusterTally tally = ClusterTally.begin(quota, start, start + 1_000_000L);
-            tally.end();
+            final ClusterTally tally = oneMsRun(new ClusterQuota(redis.uri(), Action.PUBLISH, 100, 3_600_000L, 10));
             final StringWriter text = new StringWriter();
             assertEquals(ClusterTally.Verdict.NOT_TESTED, tally.print(new PrintWriter(text, true),
-                Map.of("publish alice", new Exactness.KeyTotal(Action.PUBLISH, "alice", 40, 2)), 1,
-                new ClusterStats.Checks(0, 2, 0)), text::toString);
+                alicePublished(40, 2), 1, new ClusterStats.Checks(0, 2, 0)), text::toString);
             assertTrue(text.toString().contains("fallback 2 checks refused for want of a lease"), text::toString);
         }
+    }
+
+    /** @return the tally of a run of 1 ms against {@code quota}, ended. */
+    private static ClusterTally oneMsRun(final ClusterQuota quota)
+    {
+        final long start = System.nanoTime();
+        final ClusterTally tally = ClusterTally.begin(quota, start, start + 1_000_000L);
+        tally.end();
+        return tally;
+    }
+
+    /** @return the run's totals: alice's publishes, {@code admitted} and {@code refused}, and nothing else. */
+    private static Map<String, Exactness.KeyTotal> alicePublished(final long admitted, final long refused)
+    {
+        return Map.of("publish alice", new Exactness.KeyTotal(Action.PUBLISH, "alice", admitted, refused));
     }
 
     /**
