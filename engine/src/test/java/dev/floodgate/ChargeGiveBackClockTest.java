@@ -1,6 +1,5 @@
 package dev.floodgate;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,44 +33,35 @@ class ChargeGiveBackClockTest
     @TempDir
     Path dir;
 
-    private Floodgate gate;
-
-    @AfterEach
-    void close()
-    {
-        if (gate != null)
-        {
-            gate.close();
-        }
-    }
-
     @Test
     void shouldNotGiveBackWhatRefilledWhileTheGiveBackWasDescheduledAfterItsClockRead()
     {
         final ManualTicker time = new ManualTicker(START_MS * MS);
         final HookedTicker ticker = new HookedTicker(time);
-        gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("g.map")).capacity(1_000).ticker(ticker)
-            .limit(Action.PUBLISH, 10, 1_000).limit(Action.SUBSCRIBE, 1, 60_000).build());
-        assertEquals(Floodgate.ADMITTED, gate.checkLimitInCaller("p", Action.SUBSCRIBE)); // the window: exhausted
-        assertEquals(Floodgate.ADMITTED, gate.checkLimit("p", Action.PUBLISH)); // warm the bucket's slot
-        time.advanceMs(1_000); // full again
-
-        final AtomicLong between = new AtomicLong();
-        ticker.onNextReadFrom("giveBack", () ->
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("g.map")).capacity(1_000)
+            .ticker(ticker).limit(Action.PUBLISH, 10, 1_000).limit(Action.SUBSCRIBE, 1, 60_000).build()))
         {
-            time.advanceMs(500); // half the charge's claim refills while the give-back is descheduled
-            between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 5)));
-        });
-        final long charge = gate.charge(List.of(Charge.bucket("p", Action.PUBLISH, 10),
-            Charge.window("p", Action.SUBSCRIBE, 1)));
-        assertFalse(ticker.armed(), "the action ran inside the give-back's clock read");
-        assertNotEquals(Floodgate.ADMITTED, charge, "the window quota refuses the whole");
-        assertEquals(Floodgate.ADMITTED, between.get(), "5 of the charge's 10 had refilled");
+            assertEquals(Floodgate.ADMITTED, gate.checkLimitInCaller("p", Action.SUBSCRIBE)); // the window: exhausted
+            assertEquals(Floodgate.ADMITTED, gate.checkLimit("p", Action.PUBLISH)); // warm the bucket's slot
+            time.advanceMs(1_000); // full again
 
-        // Had the refused charge never claimed, the bucket would hold 10 - 5 = 5 now
-        final Probe left = gate.probe("p", Action.PUBLISH);
-        assertNotEquals(Floodgate.ADMITTED, gate.checkLimit("p", Action.PUBLISH, 10),
-            "a capacity of 10 admitted 5 + 10 tokens within 500 ms (tokens left after the charge: " + left + ")");
-        assertEquals(5, left.remaining(), "the tokens left after a refused charge");
+            final AtomicLong between = new AtomicLong();
+            ticker.onNextReadFrom("giveBack", () ->
+            {
+                time.advanceMs(500); // half the charge's claim refills while the give-back is descheduled
+                between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("p", Action.PUBLISH, 5)));
+            });
+            final long charge = gate.charge(List.of(Charge.bucket("p", Action.PUBLISH, 10),
+                Charge.window("p", Action.SUBSCRIBE, 1)));
+            assertFalse(ticker.armed(), "the action ran inside the give-back's clock read");
+            assertNotEquals(Floodgate.ADMITTED, charge, "the window quota refuses the whole");
+            assertEquals(Floodgate.ADMITTED, between.get(), "5 of the charge's 10 had refilled");
+
+            // Had the refused charge never claimed, the bucket would hold 10 - 5 = 5 now
+            final Probe left = gate.probe("p", Action.PUBLISH);
+            assertNotEquals(Floodgate.ADMITTED, gate.checkLimit("p", Action.PUBLISH, 10),
+                "a capacity of 10 admitted 5 + 10 tokens within 500 ms (tokens left after the charge: " + left + ")");
+            assertEquals(5, left.remaining(), "the tokens left after a refused charge");
+        }
     }
 }

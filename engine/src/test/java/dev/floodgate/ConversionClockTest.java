@@ -1,6 +1,5 @@
 package dev.floodgate;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,17 +33,6 @@ class ConversionClockTest
     @TempDir
     Path dir;
 
-    private Floodgate gate;
-
-    @AfterEach
-    void close()
-    {
-        if (gate != null)
-        {
-            gate.close();
-        }
-    }
-
     private FloodgateConfig config(final Ticker ticker, final long limit)
     {
         return FloodgateConfig.builder().file(dir.resolve("c.map")).capacity(1_000).ticker(ticker)
@@ -56,55 +44,57 @@ class ConversionClockTest
     {
         final ManualTicker time = new ManualTicker(START_MS * MS);
         final HookedTicker ticker = new HookedTicker(time);
-        gate = Floodgate.open(config(ticker, 10));
-        assertEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.PUBLISH)); // the entry, and B's warm slot
-        time.advanceMs(1_000); // full again
-
-        final CountDownLatch heldReading = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        final AtomicLong byB = new AtomicLong(Long.MIN_VALUE);
-        final Thread b = new Thread(() -> byB.set(gate.checkLimit("k", Action.PUBLISH, 10)));
-        ticker.onNextReadFrom(b, "tryAcquire", () ->
+        try (Floodgate gate = Floodgate.open(config(ticker, 10)))
         {
-            heldReading.countDown(); // B loaded the word in the old units and waits in its clock read
-            try
-            {
-                assertTrue(release.await(30, TimeUnit.SECONDS));
-            }
-            catch (final InterruptedException ex)
-            {
-                throw new AssertionError(ex);
-            }
-            return time.nanos();
-        });
-        b.start();
-        assertTrue(heldReading.await(30, TimeUnit.SECONDS), "B loaded the word in the old units");
+            assertEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.PUBLISH)); // the entry, and B's warm slot
+            time.advanceMs(1_000); // full again
 
-        gate.reconfigure(config(ticker, 20)); // 20 per second: the next check converts the entry
-        ticker.onNextReadFrom("upgrade", () ->
-        {
-            time.advanceMs(1_500); // the converter is descheduled after its clock read
-            release.countDown();
-            try
+            final CountDownLatch heldReading = new CountDownLatch(1);
+            final CountDownLatch release = new CountDownLatch(1);
+            final AtomicLong byB = new AtomicLong(Long.MIN_VALUE);
+            final Thread b = new Thread(() -> byB.set(gate.checkLimit("k", Action.PUBLISH, 10)));
+            ticker.onNextReadFrom(b, "tryAcquire", () ->
             {
-                b.join(30_000);
-            }
-            catch (final InterruptedException ex)
-            {
-                throw new AssertionError(ex);
-            }
-        });
-        final long first = gate.checkLimit("k", Action.PUBLISH); // converts, then claims 1
-        assertFalse(ticker.armed(), "the action ran inside the conversion's clock read");
-        assertTrue(!b.isAlive());
+                heldReading.countDown(); // B loaded the word in the old units and waits in its clock read
+                try
+                {
+                    assertTrue(release.await(30, TimeUnit.SECONDS));
+                }
+                catch (final InterruptedException ex)
+                {
+                    throw new AssertionError(ex);
+                }
+                return time.nanos();
+            });
+            b.start();
+            assertTrue(heldReading.await(30, TimeUnit.SECONDS), "B loaded the word in the old units");
 
-        long admitted = (byB.get() == Floodgate.ADMITTED ? 10 : 0) + (first == Floodgate.ADMITTED ? 1 : 0);
-        while (gate.checkLimit("k", Action.PUBLISH) == Floodgate.ADMITTED)
-        {
-            admitted++;
-            assertTrue(admitted <= 100, "no end");
+            gate.reconfigure(config(ticker, 20)); // 20 per second: the next check converts the entry
+            ticker.onNextReadFrom("upgrade", () ->
+            {
+                time.advanceMs(1_500); // the converter is descheduled after its clock read
+                release.countDown();
+                try
+                {
+                    b.join(30_000);
+                }
+                catch (final InterruptedException ex)
+                {
+                    throw new AssertionError(ex);
+                }
+            });
+            final long first = gate.checkLimit("k", Action.PUBLISH); // converts, then claims 1
+            assertFalse(ticker.armed(), "the action ran inside the conversion's clock read");
+            assertTrue(!b.isAlive());
+
+            long admitted = (byB.get() == Floodgate.ADMITTED ? 10 : 0) + (first == Floodgate.ADMITTED ? 1 : 0);
+            while (gate.checkLimit("k", Action.PUBLISH) == Floodgate.ADMITTED)
+            {
+                admitted++;
+                assertTrue(admitted <= 100, "no end");
+            }
+            assertTrue(admitted <= 20, "a bucket of 20 per second admitted " + admitted + " at one instant (B: " +
+                byB.get() + ", the converting check: " + first + ")");
         }
-        assertTrue(admitted <= 20, "a bucket of 20 per second admitted " + admitted + " at one instant (B: " +
-            byB.get() + ", the converting check: " + first + ")");
     }
 }

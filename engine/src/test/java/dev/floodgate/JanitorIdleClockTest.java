@@ -1,6 +1,5 @@
 package dev.floodgate;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,43 +33,34 @@ class JanitorIdleClockTest
     @TempDir
     Path dir;
 
-    private Floodgate gate;
-
-    @AfterEach
-    void close()
-    {
-        if (gate != null)
-        {
-            gate.close();
-        }
-    }
-
     @Test
     void shouldNotReapABucketAClaimEmptiedWhileTheJanitorWasDescheduledAfterItsClockRead()
     {
         final ManualTicker time = new ManualTicker(START_MS * MS);
         final HookedTicker ticker = new HookedTicker(time);
-        gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("j.map")).capacity(1_000).ticker(ticker)
-            .limit(Action.AUTH, 10, 60_000)
+        try (Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("j.map")).capacity(1_000)
+            .ticker(ticker).limit(Action.AUTH, 10, 60_000)
             .cleanupIntervalMs(FloodgateConfig.MAX_CLEANUP_INTERVAL_MS) // no background pass: cleanup() drives it
-            .reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).build());
-        assertEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.AUTH)); // the entry, and a warm slot
-        time.advanceMs(60_000); // full again: idle
-
-        final AtomicLong between = new AtomicLong();
-        ticker.onNextReadFrom("lambda$runPass", () ->
+            .reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS).build()))
         {
-            time.advanceMs(150_000); // the janitor is descheduled after its clock read, for 2.5 windows
-            // all of it, lock-free
-            between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("k", Action.AUTH, 10)));
-        });
-        gate.cleanup();
-        assertFalse(ticker.armed(), "the action ran inside the janitor's read under the lock");
-        assertEquals(Floodgate.ADMITTED, between.get(), "a full bucket gave all 10");
+            assertEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.AUTH)); // the entry, and a warm slot
+            time.advanceMs(60_000); // full again: idle
 
-        time.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS); // no check of k during the grace period
-        gate.cleanup();
-        assertNotEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.AUTH),
-            "10 of 10 a minute claimed 2 s ago, and admitted again: the janitor reaped the bucket with its debt");
+            final AtomicLong between = new AtomicLong();
+            ticker.onNextReadFrom("lambda$runPass", () ->
+            {
+                time.advanceMs(150_000); // the janitor is descheduled after its clock read, for 2.5 windows
+                // all of it, lock-free
+                between.set(HookedTicker.onOtherThread(() -> gate.checkLimit("k", Action.AUTH, 10)));
+            });
+            gate.cleanup();
+            assertFalse(ticker.armed(), "the action ran inside the janitor's read under the lock");
+            assertEquals(Floodgate.ADMITTED, between.get(), "a full bucket gave all 10");
+
+            time.advanceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS); // no check of k during the grace period
+            gate.cleanup();
+            assertNotEquals(Floodgate.ADMITTED, gate.checkLimit("k", Action.AUTH),
+                "10 of 10 a minute claimed 2 s ago, and admitted again: the janitor reaped the bucket with its debt");
+        }
     }
 }
