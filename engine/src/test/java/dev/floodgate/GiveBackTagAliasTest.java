@@ -1,15 +1,15 @@
 package dev.floodgate;
 
 import dev.floodgate.store.QuotaTable;
-import org.junit.jupiter.api.AfterEach;
+import dev.floodgate.testkit.OpenGates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
+import static dev.floodgate.testkit.PublishChecks.admitted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -33,13 +33,8 @@ class GiveBackTagAliasTest
     @TempDir
     Path dir;
 
-    private final List<Floodgate> gates = new ArrayList<>();
-
-    @AfterEach
-    void close()
-    {
-        gates.forEach(Floodgate::close);
-    }
+    @RegisterExtension
+    final OpenGates gates = new OpenGates();
 
     private FloodgateConfig config(final Ticker ticker, final long limit)
     {
@@ -49,19 +44,7 @@ class GiveBackTagAliasTest
 
     private Floodgate open(final Ticker ticker, final long limit)
     {
-        final Floodgate gate = Floodgate.open(config(ticker, limit));
-        gates.add(gate);
-        return gate;
-    }
-
-    private static int admitted(final Floodgate gate, final int attempts)
-    {
-        int admitted = 0;
-        for (int i = 0; i < attempts; i++)
-        {
-            admitted += gate.checkLimitInCaller("u", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
-        }
-        return admitted;
+        return gates.open(config(ticker, limit));
     }
 
     @Test

@@ -1,13 +1,12 @@
 package dev.floodgate;
 
-import org.junit.jupiter.api.AfterEach;
+import dev.floodgate.testkit.OpenGates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,13 +27,8 @@ class ProbeAgreementTest
     @TempDir
     Path dir;
 
-    private final List<Floodgate> gates = new ArrayList<>();
-
-    @AfterEach
-    void close()
-    {
-        gates.forEach(Floodgate::close);
-    }
+    @RegisterExtension
+    final OpenGates gates = new OpenGates();
 
     private FloodgateConfig.Builder base(final Ticker clock)
     {
@@ -44,9 +38,7 @@ class ProbeAgreementTest
 
     private Floodgate open(final FloodgateConfig config)
     {
-        final Floodgate gate = Floodgate.open(config);
-        gates.add(gate);
-        return gate;
+        return gates.open(config);
     }
 
     /**

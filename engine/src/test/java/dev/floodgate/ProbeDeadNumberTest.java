@@ -1,13 +1,12 @@
 package dev.floodgate;
 
-import org.junit.jupiter.api.AfterEach;
+import dev.floodgate.testkit.OpenGates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -29,13 +28,9 @@ class ProbeDeadNumberTest
     private final ManualTicker time = new ManualTicker(START_MS * MS);
     private final HookedTicker ticker = new HookedTicker(time);
     private final ManualTicker laggingTime = new ManualTicker((START_MS + 990) * MS);
-    private final List<Floodgate> gates = new ArrayList<>();
 
-    @AfterEach
-    void close()
-    {
-        gates.forEach(Floodgate::close);
-    }
+    @RegisterExtension
+    final OpenGates gates = new OpenGates();
 
     private FloodgateConfig policy(final Ticker clock, final long limit, final long windowMs)
     {
@@ -46,8 +41,7 @@ class ProbeDeadNumberTest
     @Test
     void shouldProbeNoTokensWhereACheckIsRefusedOnADeadWindowNumber()
     {
-        final Floodgate gate = Floodgate.open(policy(ticker, 10, 1_000));
-        gates.add(gate);
+        final Floodgate gate = gates.open(policy(ticker, 10, 1_000));
         time.set((START_MS + 900) * MS);
         gate.reconfigure(policy(ticker, 10, 500)); // pending from START + 1000
         int admitted = 0;
@@ -64,8 +58,7 @@ class ProbeDeadNumberTest
         });
         assertEquals(Floodgate.NEVER, gate.checkLimitInCaller("u", Action.PUBLISH, 5), "5 under the new limit of 2");
         // another JVM whose clock still reads START + 990, in the window in force (spent)
-        final Floodgate lagging = Floodgate.open(policy(laggingTime, 2, 1_000));
-        gates.add(lagging);
+        final Floodgate lagging = gates.open(policy(laggingTime, 2, 1_000));
         final Probe probe = lagging.probeInCaller("u", Action.PUBLISH);
         final long check = lagging.checkLimitInCaller("u", Action.PUBLISH);
         assertEquals(check == Floodgate.ADMITTED, probe.remaining() >= 1,

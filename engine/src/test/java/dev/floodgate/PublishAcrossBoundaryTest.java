@@ -1,15 +1,15 @@
 package dev.floodgate;
 
-import org.junit.jupiter.api.AfterEach;
+import dev.floodgate.testkit.OpenGates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.floodgate.testkit.PublishChecks.admitted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -31,13 +31,8 @@ class PublishAcrossBoundaryTest
     @TempDir
     Path dir;
 
-    private final List<Floodgate> gates = new ArrayList<>();
-
-    @AfterEach
-    void close()
-    {
-        gates.forEach(Floodgate::close);
-    }
+    @RegisterExtension
+    final OpenGates gates = new OpenGates();
 
     private FloodgateConfig config(final Ticker ticker, final long limit, final long windowMs)
     {
@@ -47,19 +42,7 @@ class PublishAcrossBoundaryTest
 
     private Floodgate open(final Ticker ticker, final long limit, final long windowMs)
     {
-        final Floodgate gate = Floodgate.open(config(ticker, limit, windowMs));
-        gates.add(gate);
-        return gate;
-    }
-
-    private static int admitted(final Floodgate gate, final int attempts)
-    {
-        int admitted = 0;
-        for (int i = 0; i < attempts; i++)
-        {
-            admitted += gate.checkLimitInCaller("u", Action.PUBLISH) == Floodgate.ADMITTED ? 1 : 0;
-        }
-        return admitted;
+        return gates.open(config(ticker, limit, windowMs));
     }
 
     /**

@@ -1,14 +1,13 @@
 package dev.floodgate;
 
 import dev.floodgate.store.QuotaTable;
-import org.junit.jupiter.api.AfterEach;
+import dev.floodgate.testkit.OpenGates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,13 +31,8 @@ class RegimeEntryTest
     @TempDir
     Path dir;
 
-    private final List<Floodgate> gates = new ArrayList<>();
-
-    @AfterEach
-    void close()
-    {
-        gates.forEach(Floodgate::close);
-    }
+    @RegisterExtension
+    final OpenGates gates = new OpenGates();
 
     private FloodgateConfig config(final Ticker ticker, final long limit)
     {
@@ -48,9 +42,7 @@ class RegimeEntryTest
 
     private Floodgate open(final Ticker ticker)
     {
-        final Floodgate gate = Floodgate.open(config(ticker, 10));
-        gates.add(gate);
-        return gate;
+        return gates.open(config(ticker, 10));
     }
 
     /** @return a publisher (10 per second) that published 3 per second from +2000, its clock moved to +1500. */

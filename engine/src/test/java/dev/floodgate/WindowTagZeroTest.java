@@ -1,12 +1,12 @@
 package dev.floodgate;
 
-import org.junit.jupiter.api.AfterEach;
+import dev.floodgate.testkit.OpenGates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,21 +30,15 @@ class WindowTagZeroTest
 
     private final ManualTicker aTime = new ManualTicker((N * WINDOW_MS - 500) * MS);
     private final ManualTicker bTime = new ManualTicker((N * WINDOW_MS - 500) * MS);
-    private final List<Floodgate> gates = new ArrayList<>();
 
-    @AfterEach
-    void close()
-    {
-        gates.forEach(Floodgate::close);
-    }
+    @RegisterExtension
+    final OpenGates gates = new OpenGates();
 
     private Floodgate open(final ManualTicker ticker)
     {
-        final Floodgate gate = Floodgate.open(FloodgateConfig.builder().file(dir.resolve("tag.map")).capacity(1_000)
+        return gates.open(FloodgateConfig.builder().file(dir.resolve("tag.map")).capacity(1_000)
             .ticker(ticker).reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS)
             .limit(Action.PUBLISH, 1, WINDOW_MS).limit(Action.SUBSCRIBE, 1, WINDOW_MS).build());
-        gates.add(gate);
-        return gate;
     }
 
     @Test
