@@ -1,9 +1,9 @@
 package dev.floodgate;
 
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.SlotLocks;
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,19 +48,7 @@ class BtrfsLockFilePairingTest
             final Path file = mount.resolve("t.map");
             Floodgate.open(FloodgateConfig.builder().file(file).capacity(1_000)
                 .limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build()).close();
-            final int segment;
-            final String id;
-            try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
-            {
-                int i = 0;
-                while (table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i) ==
-                    table.lookup().headerSegment())
-                {
-                    i++;
-                }
-                segment = table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i);
-                id = "id-" + i;
-            }
+            final int segment = KeyOutsideHeader.find(file, Entry.KIND_WINDOW, Action.PUBLISH, "id-").segment();
             try (ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment),
                 "attached", "forever"))
             {

@@ -1,8 +1,8 @@
 package dev.floodgate;
 
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,22 +31,11 @@ class ChargeUnreachableTest
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
             .limit(Action.PUBLISH, 3, FloodgateConfig.MAX_WINDOW_MS).build();
         Floodgate.open(config).close();
-        String user = null;
-        int segment = -1;
-        try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
-        {
-            for (int i = 0; user == null; i++)
-            {
-                final String candidate = "user-" + i;
-                final int window = table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, candidate);
-                if (window != table.lookup().headerSegment() &&
-                    window != table.lookup().segmentOf(Entry.KIND_BLOCKED, Action.PUBLISH, candidate))
-                {
-                    user = candidate; // its blocked counter is reachable while its window is held
-                    segment = window;
-                }
-            }
-        }
+        // its blocked counter is reachable while its window is held
+        final KeyOutsideHeader held = KeyOutsideHeader.find(file, Entry.KIND_WINDOW, Action.PUBLISH, "user-",
+            Entry.KIND_BLOCKED);
+        final String user = held.key();
+        final int segment = held.segment();
         try (Floodgate gate = Floodgate.open(config);
              ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment)))
         {

@@ -1,8 +1,8 @@
 package dev.floodgate;
 
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,23 +34,11 @@ class PartialResetTest
         final FloodgateConfig config = FloodgateConfig.builder().file(file).capacity(1_000)
             .limit(Action.PUBLISH, 1, FloodgateConfig.MAX_WINDOW_MS).build();
         Floodgate.open(config).close();
-        String user = null;
-        int segment = -1;
-        try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
-        {
-            for (int i = 0; user == null; i++)
-            {
-                final String candidate = "user-" + i;
-                final int blocked = table.lookup().segmentOf(Entry.KIND_BLOCKED, Action.PUBLISH, candidate);
-                if (blocked != table.lookup().headerSegment() &&
-                    blocked != table.lookup().segmentOf(Entry.KIND_BUCKET, Action.PUBLISH, candidate) &&
-                    blocked != table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, candidate))
-                {
-                    user = candidate; // its bucket and window can be reset while its blocked counter is held
-                    segment = blocked;
-                }
-            }
-        }
+        // its bucket and window can be reset while its blocked counter is held
+        final KeyOutsideHeader held = KeyOutsideHeader.find(file, Entry.KIND_BLOCKED, Action.PUBLISH, "user-",
+            Entry.KIND_BUCKET, Entry.KIND_WINDOW);
+        final String user = held.key();
+        final int segment = held.segment();
         try (Floodgate gate = Floodgate.open(config))
         {
             assertEquals(Floodgate.ADMITTED, gate.checkLimit(user, Action.PUBLISH));

@@ -2,9 +2,9 @@ package dev.floodgate;
 
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.SlotLocks;
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,17 +42,7 @@ class RemovedLockFileTest
     {
         final Path file = dir.resolve("t.map");
         Floodgate.open(config(file)).close();
-        final int segment;
-        try (QuotaTable table = QuotaTable.open(file, 1_000, 2, false, System.nanoTime()))
-        {
-            int i = 0;
-            while (table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i) ==
-                table.lookup().headerSegment())
-            {
-                i++;
-            }
-            segment = table.lookup().segmentOf(Entry.KIND_WINDOW, Action.PUBLISH, "id-" + i);
-        }
+        final int segment = KeyOutsideHeader.find(file, Entry.KIND_WINDOW, Action.PUBLISH, "id-").segment();
         // a live broker (attached) stopped inside an operation on that segment: it holds the segment's guard
         try (ChildJvm holder = ChildJvm.start(SegmentHolder.class, file.toString(), Integer.toString(segment),
             "attached", "forever"))
