@@ -36,11 +36,6 @@ class ProbeAgreementTest
             .reclaimGraceMs(FloodgateConfig.MIN_RECLAIM_GRACE_MS);
     }
 
-    private Floodgate open(final FloodgateConfig config)
-    {
-        return gates.open(config);
-    }
-
     /**
      * Shadow mode: every check is admitted (counted as shadowed), but the probe's retry-after, documented as "what a
      * check of cost 1 would return now: 0 when it would be admitted", says to wait.
@@ -49,7 +44,7 @@ class ProbeAgreementTest
     void shadowModeProbeRetryAfterMatchesTheCheck()
     {
         final ManualTicker time = new ManualTicker(START_MS * MS);
-        final Floodgate gate = open(base(time).limit(Action.PUBLISH, 2, 1_000).shadow(Action.PUBLISH, true)
+        final Floodgate gate = gates.open(base(time).limit(Action.PUBLISH, 2, 1_000).shadow(Action.PUBLISH, true)
             .limit(Action.AUTH, 2, 1_000).shadow(Action.AUTH, true).build());
         for (int i = 0; i < 3; i++)
         {
@@ -73,14 +68,14 @@ class ProbeAgreementTest
     void aProbeOfAMomentThePolicyNoLongerCoversSaysWhatTheCheckSays()
     {
         final ManualTicker time = new ManualTicker(START_MS * MS);
-        final Floodgate gate = open(base(time).limit(Action.PUBLISH, 10, 1_000).build());
+        final Floodgate gate = gates.open(base(time).limit(Action.PUBLISH, 10, 1_000).build());
         time.set((START_MS + 500) * MS);
         gate.reconfigure(base(time).limit(Action.PUBLISH, 4, 1_000).build()); // in force from START + 1000
         time.set((START_MS + 1_000) * MS);
         assertEquals(Floodgate.ADMITTED, gate.checkLimitInCaller("u", Action.PUBLISH)); // enters the regime of 4
         gate.reconfigure(base(time).limit(Action.PUBLISH, 6, 1_000).build()); // 4 becomes previous, epoch START+1000
         final ManualTicker lagging = new ManualTicker((START_MS + 995) * MS);
-        final Floodgate behind = open(base(lagging).limit(Action.PUBLISH, 6, 1_000).build());
+        final Floodgate behind = gates.open(base(lagging).limit(Action.PUBLISH, 6, 1_000).build());
         final Probe probe = behind.probeInCaller("u", Action.PUBLISH);
         final long check = behind.checkLimitInCaller("u", Action.PUBLISH);
         assertEquals(check == Floodgate.ADMITTED, probe.remaining() >= 1, "probe " + probe + ", check " + check);
@@ -113,7 +108,7 @@ class ProbeAgreementTest
         final long[] windows = {100, 250, 1_000, 3_000};
         long limit = limits[random.nextInt(limits.length)];
         long window = windows[random.nextInt(windows.length)];
-        final Floodgate gate = open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(time)
+        final Floodgate gate = gates.open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(time)
             .limit(Action.PUBLISH, limit, window).build());
         final String[] who = {"a", "b"};
         final StringBuilder log = new StringBuilder("seed " + seed + " limit " + limit + "/" + window);
@@ -189,9 +184,9 @@ class ProbeAgreementTest
         final long[] windows = {100, 250, 1_000};
         long limit = limits[random.nextInt(limits.length)];
         long window = windows[random.nextInt(windows.length)];
-        final Floodgate b = open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(behind)
+        final Floodgate b = gates.open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(behind)
             .limit(Action.PUBLISH, limit, window).build());
-        final Floodgate a = open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(ahead)
+        final Floodgate a = gates.open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(ahead)
             .limit(Action.PUBLISH, limit, window).build());
         final StringBuilder log = new StringBuilder("seed " + seed + " lag " + lag + " limit " + limit + "/" + window);
         for (int step = 0; step < 400; step++)
@@ -261,7 +256,7 @@ class ProbeAgreementTest
             final long[] windows = {1_000, 333, 7_000};
             long limit = limits[random.nextInt(limits.length)];
             long window = windows[random.nextInt(windows.length)];
-            final Floodgate gate = open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(time)
+            final Floodgate gate = gates.open(FloodgateConfig.builder().file(file).capacity(1_000).ticker(time)
                 .limit(Action.SUBSCRIBE, limit, window).build());
             final StringBuilder log = new StringBuilder("seed " + seed + " " + limit + "/" + window);
             for (int step = 0; step < 300; step++)
