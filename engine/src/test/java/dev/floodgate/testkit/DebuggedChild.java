@@ -131,6 +131,17 @@ public final class DebuggedChild implements AutoCloseable
         drain.join(10_000);
     }
 
+    /**
+     * SIGKILLs the child (even stopped at a breakpoint) and keeps what it printed: the transcript is whole once
+     * {@link #awaitOutput} returns. Not {@link Process#destroyForcibly}, which also closes this side of the child's
+     * output pipe: lines the child printed that the drain had not read yet were dropped, and a child killed in its
+     * close read as one killed before its last lines (KilledRetireTest, once in a whole-suite run).
+     */
+    public void kill()
+    {
+        process.toHandle().destroyForcibly();
+    }
+
     /** What a test does while the child is stopped at a breakpoint. */
     @FunctionalInterface
     public interface AtBreakpoint
