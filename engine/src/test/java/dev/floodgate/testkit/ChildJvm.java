@@ -12,17 +12,29 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A separate JVM on the test class path, running a main class of the tests. Its output lines are queued as
- * they arrive, so a test can wait for a line with a deadline. Closing it kills it (SIGKILL) if it still runs:
- * a hung child fails its test instead of hanging the build.
+ * they arrive, so a test can wait for a line with a deadline. Closing it kills it (SIGKILL) if it still runs,
+ * with every process it started (a wrapper's JVM, a CLI's workers): a hung child fails its test instead of hanging
+ * the build. Children still running when this JVM exits (Surefire ending a fork that outlived its timeout) are
+ * killed by a shutdown hook, so none is left polling for a go file nobody will create.
  */
 public final class ChildJvm implements AutoCloseable
 {
+    private static final Set<ChildJvm> LIVE = ConcurrentHashMap.newKeySet();
+
+    static
+    {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(ChildJvm::destroyTree),
+            "child-jvm-reaper"));
+    }
+
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> transcript = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -31,6 +43,7 @@ public final class ChildJvm implements AutoCloseable
     private ChildJvm(final Process process)
     {
         this.process = process;
+        LIVE.add(this);
         this.reader = new Thread(this::pump, "child-" + process.pid());
         reader.setDaemon(true);
         reader.start();
@@ -146,6 +159,7 @@ public final class ChildJvm implements AutoCloseable
         {
             if (process.isAlive())
             {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
@@ -225,7 +239,7 @@ public final class ChildJvm implements AutoCloseable
         {
             if (!process.waitFor(seconds, TimeUnit.SECONDS))
             {
-                process.destroyForcibly();
+                destroyTree();
                 throw new AssertionError("child " + process.pid() + " did not exit in " + seconds + " s; transcript:\n" +
                     transcript());
             }
@@ -240,15 +254,13 @@ public final class ChildJvm implements AutoCloseable
     }
 
     /**
-     * Kills the child with SIGKILL, reaps it and waits for the end of its output: the transcript then holds every line
-     * it printed before it died (a test counts a killed victim's admissions from them). Not
-     * {@link Process#destroyForcibly}, which also closes this side of the child's output pipe: the lines still in it,
-     * printed but not yet read, were dropped (found by KilledRetireTest's one whole-suite failure), and the transcript
-     * was read before the reader had taken the rest.
+     * Kills the child and every process it started with SIGKILL, reaps it and waits for the end of its output: the
+     * transcript then holds every line it printed before it died (a test counts a killed victim's admissions from
+     * them).
      */
     public void kill()
     {
-        process.toHandle().destroyForcibly();
+        destroyTree();
         try
         {
             process.waitFor(30, TimeUnit.SECONDS);
@@ -258,6 +270,25 @@ public final class ChildJvm implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
+        finally
+        {
+            LIVE.remove(this);
+        }
+    }
+
+    /**
+     * SIGKILLs the child's descendants (listed while it still lives: once it dies they are reparented) and it. Through
+     * its {@link ProcessHandle}, not {@link Process#destroyForcibly}, which also closes this side of the child's output
+     * pipe: the lines still in it, printed but not yet read, were dropped (found by KilledRetireTest's one whole-suite
+     * failure), and the transcript was read before the reader had taken the rest.
+     */
+    private void destroyTree()
+    {
+        if (process.isAlive())
+        {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
+        process.toHandle().destroyForcibly();
     }
 
     /** @return the process id. */
@@ -282,5 +313,6 @@ public final class ChildJvm implements AutoCloseable
         {
             kill();
         }
+        LIVE.remove(this);
     }
 }

@@ -54,6 +54,7 @@ final class CliProcess
         {
             if (process.isAlive())
             {
+                process.descendants().forEach(ProcessHandle::destroyForcibly); // bench's and load's workers
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }

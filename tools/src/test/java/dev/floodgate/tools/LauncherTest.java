@@ -34,6 +34,7 @@ class LauncherTest
         final Process process = builder.start();
         if (!process.waitFor(60, TimeUnit.SECONDS))
         {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
         assertEquals(3, process.exitValue(), "the failed build is reported");
