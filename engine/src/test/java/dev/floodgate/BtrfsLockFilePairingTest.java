@@ -3,6 +3,7 @@ package dev.floodgate;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.SlotLocks;
 import dev.floodgate.testkit.ChildJvm;
+import dev.floodgate.testkit.Command;
 import dev.floodgate.testkit.KeyOutsideHeader;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
@@ -29,20 +30,14 @@ class BtrfsLockFilePairingTest
     @TempDir
     Path dir;
 
-    private static boolean run(final String... command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor() == 0;
-    }
-
     @Test
     void shouldSeeALockOnTheRemovedLockFileOnBtrfs() throws Exception
     {
         final Path image = dir.resolve("btrfs.img");
         final Path mount = Files.createDirectory(dir.resolve("mnt"));
-        assumeTrue(run("truncate", "-s", "200M", image.toString()) && run("mkfs.btrfs", "-q", image.toString()) &&
-            run("mount", "-o", "loop", image.toString(), mount.toString()), "no btrfs loop mount here");
+        assumeTrue(Command.succeeds("truncate", "-s", "200M", image.toString()) &&
+            Command.succeeds("mkfs.btrfs", "-q", image.toString()) &&
+            Command.succeeds("mount", "-o", "loop", image.toString(), mount.toString()), "no btrfs loop mount here");
         try
         {
             final Path file = mount.resolve("t.map");
@@ -73,7 +68,7 @@ class BtrfsLockFilePairingTest
         }
         finally
         {
-            run("umount", "-l", mount.toString());
+            Command.succeeds("umount", "-l", mount.toString());
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.floodgate.testkit;
 
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -29,7 +28,7 @@ public final class SmallTmpfs implements AutoCloseable
     public static SmallTmpfs mount(final Path dir, final int megabytes) throws Exception
     {
         final Path mount = Files.createDirectory(dir.resolve("mnt"));
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m", "tmpfs", mount.toString()),
+        assumeTrue(Command.succeeds("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m", "tmpfs", mount.toString()),
             "no tmpfs mount here");
         return new SmallTmpfs(mount);
     }
@@ -43,13 +42,6 @@ public final class SmallTmpfs implements AutoCloseable
     @Override
     public void close() throws Exception
     {
-        run("umount", "-l", mount.toString());
-    }
-
-    private static boolean run(final String... command) throws Exception
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().transferTo(OutputStream.nullOutputStream());
-        return p.waitFor() == 0;
+        Command.succeeds("umount", "-l", mount.toString());
     }
 }
