@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,7 +45,14 @@ class ReplayedLeaseCountTest
                 redis.resume();
             }
             assertEquals(Lease.Outcome.UNAVAILABLE, first.outcome(), "the first attempt outlasted the bound");
-            Thread.sleep(300); // Redis runs the queued request: 10 tokens taken for node n, seq 2
+            // Redis runs the queued request: 10 tokens taken for node n, seq 2 (its record says so)
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!String.valueOf(redis.commands().hget(KEY.toString(), "n:n")).startsWith("2 "))
+            {
+                assertTrue(System.nanoTime() - deadline < 0, "Redis ran the stalled request within 10 s: " +
+                    redis.commands().hgetall(KEY.toString()));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            }
 
             final Lease retry = leases.lease(KEY, LIMIT, "n", 2, 10);
             assertEquals(Lease.Outcome.REPLAYED, retry.outcome(), "the retry recovers the first grant");
