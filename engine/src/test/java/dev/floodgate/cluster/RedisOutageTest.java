@@ -54,7 +54,7 @@ class RedisOutageTest
             final AtomicLong maxCallNanos = new AtomicLong();
             final List<Throwable> failures = new CopyOnWriteArrayList<>();
             final List<Thread> threads = new ArrayList<>();
-            final long stopAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            final long stopAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(90); // a bound: the test stops them
             final AtomicReference<Boolean> stop = new AtomicReference<>(false);
             for (int t = 0; t < 4; t++)
             {
@@ -88,20 +88,32 @@ class RedisOutageTest
                 }, "lessee-" + t));
             }
             threads.forEach(Thread::start);
-            Thread.sleep(500);
-            redis.kill9();
-            phase.set(Phase.DEAD);
-            Thread.sleep(1_000);
-            final long[] dead = counted(counts, Phase.DEAD);
-            final long restarted = System.nanoTime();
-            phase.set(Phase.BACK);
-            redis.restart();
-            while (counted(counts, Phase.BACK)[0] == 0 && System.nanoTime() - restarted < TimeUnit.SECONDS.toNanos(10))
+            final long[] dead;
+            final long resumedMs;
+            try
             {
-                Thread.sleep(10);
+                // the premise, awaited rather than slept for: leases granted while Redis was up (a loaded host can
+                // take longer than half a second to get the first one)
+                awaitCounted(counts, Phase.UP, 0, "a lease granted before the kill");
+                redis.kill9();
+                phase.set(Phase.DEAD);
+                Thread.sleep(1_000); // the scenario: a second of outage, whatever the calls do meanwhile
+                awaitCounted(counts, Phase.DEAD, 1, "a call answered while Redis is dead");
+                dead = counted(counts, Phase.DEAD);
+                final long restarted = System.nanoTime();
+                phase.set(Phase.BACK);
+                redis.restart();
+                while (counted(counts, Phase.BACK)[0] == 0 &&
+                    System.nanoTime() - restarted < TimeUnit.SECONDS.toNanos(10))
+                {
+                    Thread.sleep(10);
+                }
+                resumedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted);
             }
-            final long resumedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted);
-            stop.set(true);
+            finally
+            {
+                stop.set(true); // on every path: the lessees must not outlive the test
+            }
             for (final Thread thread : threads)
             {
                 thread.join(10_000);
@@ -235,6 +247,18 @@ class RedisOutageTest
             Thread.sleep(10);
         }
         return false;
+    }
+
+    /** Waits, 30 s at most, until {@code phase} has counted a call of {@code kind} (0 granted, 1 not). */
+    private static void awaitCounted(final AtomicReferenceArray<long[]> counts, final Phase phase, final int kind,
+        final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (counted(counts, phase)[kind] == 0)
+        {
+            assertTrue(System.nanoTime() - deadline < 0, what + " within 30 s");
+            Thread.sleep(10);
+        }
     }
 
     private static long[] counted(final AtomicReferenceArray<long[]> counts, final Phase phase)
