@@ -3,6 +3,7 @@ package dev.floodgate;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,11 +100,9 @@ class ThawStampTest
             ticker.thaw.get(clock).countDown();
             final int slot = 0; // the first process on a new lock file
             final int base = FileHeader.processOffset(slot);
-            while (observer.header().buffer().getLongVolatile(base + FileHeader.PROCESS_HEARTBEAT_NANOS) !=
-                ticker.time.nanos())
-            {
-                Thread.onSpinWait(); // until the clock thread's beat
-            }
+            Await.until("the clock thread's beat", 60, () ->
+                observer.header().buffer().getLongVolatile(base + FileHeader.PROCESS_HEARTBEAT_NANOS) ==
+                    ticker.time.nanos());
             final ProcessRegistry registry = new ProcessRegistry(observer.header(), observer.locks(), 1_000_000_000L);
             final long resumed = observer.header().buffer().getLongVolatile(base + FileHeader.PROCESS_RESUMED_NANOS);
             assertNotEquals(0, registry.reclaimBlocker(ticker.time.nanos(), GRACE_MS * 1_000_000L),

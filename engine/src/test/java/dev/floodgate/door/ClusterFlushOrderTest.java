@@ -4,6 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.ManualTicker;
 import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,10 +93,8 @@ class ClusterFlushOrderTest
                 // the clock thread's flush: reads round trips = 1, then waits for the counters
                 clock = new Thread(() -> gate.flush(region), "flusher");
                 clock.start();
-                while (clock.getState() != Thread.State.BLOCKED)
-                {
-                    Thread.onSpinWait();
-                }
+                Await.until("the flusher waits for the counters' monitor", 30,
+                    () -> clock.getState() == Thread.State.BLOCKED);
                 totals.set(new LeaseSource.Totals(2, 0, 0)); // a round trip later
                 gate.flush(region); // a scrape's flush (checks()/stats()) lands first: +2
                 assertEquals(2, region.totalVolatile(ClusterCounterRegion.ROUND_TRIPS));

@@ -5,6 +5,7 @@ import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.LeaseWords;
 import dev.floodgate.store.Resolved;
+import dev.floodgate.testkit.Await;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -117,11 +118,8 @@ class LeaseFetcherTest
             keptStatus.set(Thread.currentThread().isInterrupted());
         });
         check.start();
-        while (check.isAlive() && check.getState() != Thread.State.TIMED_WAITING &&
-            check.getState() != Thread.State.WAITING)
-        {
-            Thread.onSpinWait();
-        }
+        Await.until("the check waits (parked) for its lease", 30, () -> !check.isAlive() ||
+            check.getState() == Thread.State.TIMED_WAITING || check.getState() == Thread.State.WAITING);
         commit.complete(null); // the lease lands
         check.join();
         assertFalse(doneBeforeTheLease.get(), "the interrupted check stopped waiting before its lease landed");
@@ -149,11 +147,8 @@ class LeaseFetcherTest
             doneBeforeTheLease.set(!commit.isDone());
         });
         check.start();
-        while (check.isAlive() && check.getState() != Thread.State.TIMED_WAITING &&
-            check.getState() != Thread.State.WAITING)
-        {
-            Thread.onSpinWait();
-        }
+        Await.until("the check waits (parked) for its lease", 30, () -> !check.isAlive() ||
+            check.getState() == Thread.State.TIMED_WAITING || check.getState() == Thread.State.WAITING);
         check.join(TimeUnit.NANOSECONDS.toMillis(4 * LeaseWait.CHECK_WAIT_NANOS)); // the ticker stands still
         commit.complete(null); // the lease lands
         check.join();
