@@ -2,6 +2,7 @@ package dev.floodgate;
 
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.testkit.Await;
 import dev.floodgate.testkit.ChildJvm;
 import dev.floodgate.testkit.SegmentHolder;
 import org.junit.jupiter.api.Test;
@@ -101,12 +102,17 @@ class CloseTest
                     }, "check-" + t));
                 }
                 threads.forEach(Thread::start);
-                started.await();
-                while (done.get() < 100)
+                try
                 {
-                    Thread.onSpinWait(); // let every thread get going: some are inside a 50 ms wait now
+                    started.await();
+                    // let every thread get going: some are inside a 50 ms wait now (checks that all threw end it:
+                    // they are reported below)
+                    Await.until("100 checks done", 60, () -> done.get() >= 100 || unexpected.get() != null);
                 }
-                gate.close();
+                finally
+                {
+                    gate.close(); // on every path: the checking threads end with it
+                }
                 for (final Thread thread : threads)
                 {
                     thread.join(60_000);

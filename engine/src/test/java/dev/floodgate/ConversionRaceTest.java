@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,16 +57,21 @@ class ConversionRaceTest
                 }));
             }
             workers.forEach(Thread::start);
-            for (long limit = 200; limit <= 2_000; limit += 100)
+            try
             {
-                final long before = limit - 100;
-                while (admitted.get() < before / 2 && failures.isEmpty())
+                for (long limit = 200; limit <= 2_000; limit += 100)
                 {
-                    Thread.onSpinWait(); // publish while the bucket is half spent and checks are racing
+                    final long before = limit - 100;
+                    // publish while the bucket is half spent and checks are racing
+                    Await.until("admitted " + before / 2 + " of " + before, 60,
+                        () -> admitted.get() >= before / 2 || !failures.isEmpty());
+                    gate.reconfigure(config.toBuilder().limit(Action.PUBLISH, limit, 60_000).build());
                 }
-                gate.reconfigure(config.toBuilder().limit(Action.PUBLISH, limit, 60_000).build());
             }
-            stop.set(true);
+            finally
+            {
+                stop.set(true); // on every path: the workers end
+            }
             for (final Thread worker : workers)
             {
                 worker.join();
