@@ -115,6 +115,10 @@ class DemoAndBenchTest
         }
         finally
         {
+            if (bench.isAlive()) // its worker too, on a path that failed early
+            {
+                bench.descendants().forEach(ProcessHandle::destroyForcibly);
+            }
             bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }

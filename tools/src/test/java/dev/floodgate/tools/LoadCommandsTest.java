@@ -150,6 +150,10 @@ class LoadCommandsTest
         }
         finally
         {
+            if (bench.isAlive()) // a failure before the workers were listed
+            {
+                bench.descendants().forEach(ProcessHandle::destroyForcibly);
+            }
             bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             for (final ProcessHandle worker : workers)
             {
@@ -467,8 +471,11 @@ class LoadCommandsTest
             }
             finally
             {
+                if (bench.isAlive()) // its workers, listed before it dies and they are reparented out of its tree
+                {
+                    bench.descendants().forEach(ProcessHandle::destroyForcibly);
+                }
                 bench.destroyForcibly();
-                bench.descendants().forEach(ProcessHandle::destroyForcibly);
                 bench.waitFor(10, TimeUnit.SECONDS);
             }
         }
