@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * they arrive, so a test can wait for a line with a deadline. Closing it kills it (SIGKILL) if it still runs,
  * with every process it started (a wrapper's JVM, a CLI's workers): a hung child fails its test instead of hanging
  * the build. Children still running when this JVM exits (Surefire ending a fork that outlived its timeout) are
- * killed by a shutdown hook, so none is left polling for a go file nobody will create.
+ * killed by a shutdown hook, and each child runs under {@link ChildMain}, which ends it when this JVM is gone without
+ * its hooks (SIGKILL), so none is left polling for a go file nobody will create.
  */
 public final class ChildJvm implements AutoCloseable
 {
@@ -68,8 +69,8 @@ public final class ChildJvm implements AutoCloseable
     public static ChildJvm startWrapped(final List<String> wrapper, final Class<?> mainClass, final String... args)
     {
         final List<String> command = new ArrayList<>(wrapper);
-        command.addAll(JvmFlags.javaCommand(mainClass.getName(), System.getProperty("java.class.path"),
-            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), Arrays.asList(args)));
+        command.addAll(JvmFlags.javaCommand(ChildMain.class.getName(), System.getProperty("java.class.path"),
+            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), mainAndArgs(mainClass, args)));
         try
         {
             return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
@@ -90,8 +91,8 @@ public final class ChildJvm implements AutoCloseable
     {
         try
         {
-            return new ChildJvm(new ProcessBuilder(JvmFlags.javaCommand(mainClass.getName(), classPath,
-                List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), Arrays.asList(args)))
+            return new ChildJvm(new ProcessBuilder(JvmFlags.javaCommand(ChildMain.class.getName(), classPath,
+                List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), mainAndArgs(mainClass, args)))
                 .redirectErrorStream(true).start());
         }
         catch (final IOException ex)
@@ -112,8 +113,8 @@ public final class ChildJvm implements AutoCloseable
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(flags);
         command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-            mainClass.getName()));
-        command.addAll(Arrays.asList(args));
+            ChildMain.class.getName()));
+        command.addAll(mainAndArgs(mainClass, args));
         try
         {
             return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
@@ -139,8 +140,8 @@ public final class ChildJvm implements AutoCloseable
     {
         final Path out = Files.createTempFile(dir, "child-", ".out");
         final Path err = Files.createTempFile(dir, "child-", ".err");
-        final Process process = new ProcessBuilder(JvmFlags.javaCommand(mainClass.getName(),
-            System.getProperty("java.class.path"), List.of("-Xmx256m"), Arrays.asList(args)))
+        final Process process = new ProcessBuilder(JvmFlags.javaCommand(ChildMain.class.getName(),
+            System.getProperty("java.class.path"), List.of("-Xmx256m"), mainAndArgs(mainClass, args)))
             .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         try
         {
@@ -163,6 +164,15 @@ public final class ChildJvm implements AutoCloseable
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /** @return the command line's tail for {@link ChildMain}: the main class, then its arguments. */
+    private static List<String> mainAndArgs(final Class<?> mainClass, final String... args)
+    {
+        final List<String> tail = new ArrayList<>();
+        tail.add(mainClass.getName());
+        tail.addAll(Arrays.asList(args));
+        return tail;
     }
 
     private static String readOrSay(final Path path)
