@@ -74,7 +74,7 @@ class LeaseBucketTest
         final LeaseKey key = LeaseKey.of(Action.PUBLISH, "alice");
         final Lease drained = lease(key, tenPerSecond, "a", 10);
         assertEquals(10, drained.tokens());
-        Thread.sleep(350);
+        Thread.sleep(350); // real time passing on Redis's clock (the script reads TIME): the refill measured
         final Lease later = lease(key, tenPerSecond, "a", 10);
         final long elapsedMs = later.serverTimeMs() - drained.serverTimeMs();
         assertEquals(Math.min(10, elapsedMs * 10 / 1_000), later.tokens(),
