@@ -1,0 +1,101 @@
+package dev.floodgate.tools;
+
+import dev.floodgate.tools.load.ScratchTable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a broker team met trying the commands for the first time on a loaded 2-core host, following the README
+ * (each failed before its fix): each test states what they saw.
+ */
+@Timeout(180)
+class NewUserPassTest
+{
+    @TempDir
+    Path dir;
+
+    /**
+     * Beside four CPU hogs, {@code demo} printed "refusals 8,279,612 counted by the JVMs, 8,279,608 in the table's
+     * blocked counters" and then "OK: 3 JVMs together admitted exactly what the quotas allow": 4 refusals missing,
+     * unexplained. They were checks that could not reach their entry in time, refused and counted as unreachable
+     * (the verdict counts them; the line did not show them, as {@code demo --cluster}'s does). {@code bench}'s line
+     * left them out the same way. The line now adds up as printed.
+     */
+    @Test
+    void theRefusalsLineOfDemoAndBenchAddsUpAsPrinted()
+    {
+        final Cli.Result demo = Cli.run("demo", "--processes", "2", "--threads", "1", "--seconds", "1");
+        assertEquals(0, demo.code(), demo::toString);
+        assertAddsUp(demo, "refusals ([\\d,]+) counted by the JVMs, ([\\d,]+) in the table's blocked counters, " +
+            "([\\d,]+) unreachable\n");
+        final Cli.Result bench = Cli.run("bench", "--processes", "1", "--threads", "1", "--keys", "4",
+            "--duration", "1s", "--file", dir.resolve("bench.map").toString());
+        assertEquals(0, bench.code(), bench::toString);
+        assertAddsUp(bench, "refusals ([\\d,]+) counted by the JVMs, ([\\d,]+) in the table, ([\\d,]+) " +
+            "unreachable\n");
+    }
+
+    private static void assertAddsUp(final Cli.Result result, final String line)
+    {
+        final Matcher refusals = Pattern.compile(line).matcher(result.out());
+        assertTrue(refusals.find(), "no line like /" + line + "/ in\n" + result);
+        final long counted = number(refusals.group(1));
+        assertTrue(counted > 0, "nothing refused: " + result);
+        assertEquals(counted, number(refusals.group(2)) + number(refusals.group(3)), result::toString);
+    }
+
+    private static long number(final String digits)
+    {
+        return Long.parseLong(digits.replace(",", ""));
+    }
+
+    /**
+     * {@code demo --file /tmp/nu/nodir/a/x.map} (a directory that does not exist) ran, removed its table and left
+     * {@code /tmp/nu/nodir/a/} behind, empty; {@code bench} too. A scratch table removes the directories it made
+     * for the path it was given, and keeps them with {@code --keep}.
+     */
+    @Test
+    void aScratchTableAtAGivenPathRemovesTheDirectoriesItMadeForIt() throws Exception
+    {
+        final Path table = dir.resolve("made").resolve("for").resolve("it.map");
+        try (ScratchTable scratch = ScratchTable.create(table, 1_000, "floodgate-newuser-", null))
+        {
+            assertTrue(Files.exists(scratch.file()), "made: " + table);
+        }
+        assertFalse(Files.exists(dir.resolve("made")), "the directories made for it are removed");
+        assertTrue(Files.isDirectory(dir), "not the one that was there");
+
+        try (ScratchTable kept = ScratchTable.create(table, 1_000, "floodgate-newuser-", null))
+        {
+            kept.keep(true);
+        }
+        assertTrue(Files.exists(table), "--keep keeps the table and its directories");
+    }
+
+    /**
+     * {@code demo --file ''} and {@code bench --file ''} (a script's {@code --file "$TABLE"} with TABLE unset) said
+     * "floodgate demo: : exists; this command makes its own table ...", exit 1: a usage error, as the readers say.
+     */
+    @Test
+    void loadCommandsRefuseAnEmptyFileAsAUsageError()
+    {
+        for (final String command : new String[] {"demo", "bench"})
+        {
+            final Cli.Result run = Cli.run(command, "--file", "");
+            assertEquals(2, run.code(), run::toString);
+            assertTrue(run.err().startsWith("floodgate " + command + ": --file '': expected the path of a new table " +
+                "file"), run::toString);
+            assertEquals("", run.out(), run::toString);
+        }
+    }
+}
