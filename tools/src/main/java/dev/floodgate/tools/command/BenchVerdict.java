@@ -45,7 +45,8 @@ record BenchVerdict(Action action, long perKey, long windowMs, boolean checkable
             result.entries(), result.degraded(action));
         final boolean oneWindow = result.oneWindow();
         out.printf("admitted %,d of %,d attempts on %,d keys; refusals %,d counted by the JVMs, %,d in the " +
-            "table%n", verdict.admitted(), verdict.attempts(), verdict.keys(), verdict.refused(), verdict.blocked());
+            "table, %,d unreachable%n", verdict.admitted(), verdict.attempts(), verdict.keys(), verdict.refused(),
+            verdict.blocked(), result.degraded(action));
         if (tally != null)
         {
             return clusterVerdict(out, tally, result, verdict.refused(), verdict.blocked() +

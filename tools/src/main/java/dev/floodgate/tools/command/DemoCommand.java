@@ -154,8 +154,10 @@ public final class DemoCommand implements Callable<Integer>
             out.printf("auth     %d IPs: %,d admitted of %,d attempts; the quota allows %,d (%d each)%s%n",
                 authVerdict.keys(), authVerdict.admitted(), authVerdict.attempts(), authVerdict.expected(), authLimit,
                 verdictWord(authVerdict));
-            out.printf("refusals %,d counted by the JVMs, %,d in the table's blocked counters%n",
-                publishVerdict.refused() + authVerdict.refused(), publishVerdict.blocked() + authVerdict.blocked());
+            // every refusal is in a blocked counter or, when its entry was unreachable in time, counted as such
+            out.printf("refusals %,d counted by the JVMs, %,d in the table's blocked counters, %,d unreachable%n",
+                publishVerdict.refused() + authVerdict.refused(), publishVerdict.blocked() + authVerdict.blocked(),
+                result.degraded(Action.PUBLISH) + result.degraded(Action.AUTH));
             final boolean exact = publishVerdict.exact() && authVerdict.exact() && oneWindow;
             for (final String problem : publishVerdict.problems())
             {
