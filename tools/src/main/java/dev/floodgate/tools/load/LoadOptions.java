@@ -54,6 +54,11 @@ public final class LoadOptions
      */
     public void validate(final CommandSpec spec)
     {
+        if (file != null && file.toString().isEmpty())
+        {
+            throw new ParameterException(spec.commandLine(), "--file '': expected the path of a new table file, " +
+                "or no --file for a temporary directory");
+        }
         requireRange(spec, "--processes", processes, 1, MAX_PROCESSES);
         requireRange(spec, "--threads", threads, 1, MAX_THREADS);
     }

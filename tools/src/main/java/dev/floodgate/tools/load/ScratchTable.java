@@ -9,21 +9,27 @@ import dev.floodgate.tools.table.TableFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
  * A throwaway table for {@code demo} and {@code bench}, in a new temporary directory (or at a path the user
  * chose, which must not exist yet: a load tool must never write into the brokers' table). Closing deletes the
- * directory with the table and the workers' logs, unless asked to keep it.
+ * directory with the table and the workers' logs, and the directories the engine made for a chosen path, unless
+ * asked to keep them.
  */
 public final class ScratchTable implements AutoCloseable
 {
     private final Path dir;
     private final Path file;
     private final boolean ownsDir;
+    /** The directories missing above a chosen path when it was made (the engine makes them), deepest first. */
+    private final List<Path> madeDirs;
     /** Removes the table when the tool is stopped (Ctrl-C, SIGTERM): under /dev/shm it would hold RAM. */
     private final Thread onExit = new Thread(this::remove, "scratch-table-remover");
     private int shards;
@@ -35,6 +41,7 @@ public final class ScratchTable implements AutoCloseable
         this.dir = dir;
         this.file = file;
         this.ownsDir = ownsDir;
+        this.madeDirs = ownsDir ? List.of() : missingDirectories(file);
         this.shards = shards;
         Runtime.getRuntime().addShutdownHook(onExit);
     }
@@ -93,6 +100,18 @@ public final class ScratchTable implements AutoCloseable
             scratch.close();
             throw ex;
         }
+    }
+
+    /** @return the directories above {@code file} that do not exist, deepest first. */
+    private static List<Path> missingDirectories(final Path file)
+    {
+        final List<Path> missing = new ArrayList<>();
+        for (Path parent = file.toAbsolutePath().getParent(); parent != null && !Files.exists(parent);
+            parent = parent.getParent())
+        {
+            missing.add(parent);
+        }
+        return List.copyOf(missing);
     }
 
     /** @return a new directory for the workers' logs, and the table unless a path was given. */
@@ -159,6 +178,17 @@ public final class ScratchTable implements AutoCloseable
             {
                 delete(file);
                 delete(file.resolveSibling(file.getFileName() + ".lock")); // the engine's, beside every table
+                for (final Path made : madeDirs)
+                {
+                    try
+                    {
+                        Files.deleteIfExists(made);
+                    }
+                    catch (final DirectoryNotEmptyException notOnlyOurs)
+                    {
+                        break; // something else was put there meanwhile: it stays, and so do its parents
+                    }
+                }
             }
             try (Stream<Path> paths = Files.walk(dir))
             {
@@ -177,6 +207,7 @@ public final class ScratchTable implements AutoCloseable
         {
             Files.deleteIfExists(path);
         }
+
         catch (final IOException ex)
         {
             throw new UncheckedIOException(ex);
