@@ -1,5 +1,7 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
 import dev.floodgate.tools.load.ScratchTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -7,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -97,5 +100,30 @@ class NewUserPassTest
                 "file"), run::toString);
             assertEquals("", run.out(), run::toString);
         }
+    }
+
+    /**
+     * {@code policy set publish.limit=-1} (and {@code publish.mode=loud}, {@code bogus.limit=3}) was refused, exit 2,
+     * but only after opening the table as a broker does: the refused command had attached to the file and left it
+     * changed (19 bytes of its process registry). Run as a user who may not write the file, the same typo was
+     * answered "not writable", so the operator fixed permissions to learn the value was wrong. A change that is
+     * refused now leaves the file as it was, and says why first.
+     */
+    @Test
+    void aRefusedPolicyChangeLeavesTheTableAsItWas() throws Exception
+    {
+        final Path table = dir.resolve("t.map");
+        Floodgate.open(FloodgateConfig.builder().file(table).capacity(1_000).preTouch(false).build()).close();
+        final byte[] before = Files.readAllBytes(table);
+        for (final String assignment : new String[] {"publish.limit=-1", "publish.mode=loud", "bogus.limit=3",
+            "publish.window_ms=0", "auth.limit=0"})
+        {
+            final Cli.Result run = Cli.run("policy", "set", assignment, "--file", table.toString());
+            assertEquals(2, run.code(), run::toString);
+            assertTrue(Arrays.equals(before, Files.readAllBytes(table)), assignment + " changed the file: " + run);
+        }
+        final Cli.Result good = Cli.run("policy", "set", "publish.limit=5", "--file", table.toString());
+        assertEquals(0, good.code(), good::toString);
+        assertTrue(good.out().startsWith("published generation 2: "), good::toString);
     }
 }
