@@ -4,6 +4,7 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.FloodgatePolicy;
 import dev.floodgate.FloodgateFileException;
+import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
@@ -46,6 +47,7 @@ public final class PolicySetCommand implements Callable<Integer>
     {
         final Path file = fileOption.file();
         TableFiles.requireExisting(file);
+        refuseBadAssignments(file);
         WriteAccess.require(file, "the policy was not changed");
         final PrintWriter out = spec.commandLine().getOut();
         try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).preTouch(false).build()))
@@ -79,5 +81,35 @@ public final class PolicySetCommand implements Callable<Integer>
         }
         out.flush();
         return ExitCode.OK;
+    }
+
+    /**
+     * Checks the change against the file's policy, read-only, before anything opens the table to write it: a
+     * refused change leaves the file as it was (opening it attaches this process), and a typo is named before
+     * a missing write permission. The change is checked again against the policy in force when it is published.
+     */
+    private void refuseBadAssignments(final Path file)
+    {
+        final FloodgatePolicy current;
+        try (FloodgateReader reader = TableFiles.openReader(file))
+        {
+            current = reader.policy();
+        }
+        try
+        {
+            if (current.generation() == 0)
+            {
+                FloodgatePolicy.parseAssignments(assignments); // no policy yet to check the values against
+            }
+            else
+            {
+                FloodgatePolicy.withAssignments(current.applyTo(FloodgateConfig.builder().file(file).build()),
+                    assignments);
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException(ExitCode.USAGE, ex.getMessage());
+        }
     }
 }
