@@ -126,4 +126,22 @@ class NewUserPassTest
         assertEquals(0, good.code(), good::toString);
         assertTrue(good.out().startsWith("published generation 2: "), good::toString);
     }
+
+    /**
+     * {@code demo --file LINK}, a symbolic link whose target is missing, said only "LINK: cannot be inspected:
+     * LINK", exit 3: the path exists (as a link), so it is refused as any existing path is, and nothing is made
+     * where it points.
+     */
+    @Test
+    void loadCommandsRefuseADanglingLinkAsAnExistingPath() throws Exception
+    {
+        final Path link = Files.createSymbolicLink(dir.resolve("link.map"), dir.resolve("absent.map"));
+        for (final String command : new String[] {"demo", "bench"})
+        {
+            final Cli.Result run = Cli.run(command, "--file", link.toString());
+            assertEquals(1, run.code(), run::toString);
+            assertTrue(run.err().startsWith("floodgate " + command + ": " + link + ": exists"), run::toString);
+            assertFalse(Files.exists(dir.resolve("absent.map")), "nothing made where it points");
+        }
+    }
 }
