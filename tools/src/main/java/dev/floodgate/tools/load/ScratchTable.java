@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,7 +61,7 @@ public final class ScratchTable implements AutoCloseable
      */
     public static ScratchTable create(final Path file, final long capacity, final String prefix, final Path parent)
     {
-        if (file != null && Files.exists(file))
+        if (file != null && Files.exists(file, LinkOption.NOFOLLOW_LINKS)) // a dangling link too: it is there
         {
             throw new CliException(ExitCode.REFUSED, file + ": exists; this command makes its own table and will " +
                 "not write into an existing one (give a new path, or none for a temporary directory)");
