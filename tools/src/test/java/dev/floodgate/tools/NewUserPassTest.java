@@ -2,14 +2,19 @@ package dev.floodgate.tools;
 
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.JvmFlags;
 import dev.floodgate.tools.load.ScratchTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -143,5 +148,53 @@ class NewUserPassTest
             assertTrue(run.err().startsWith("floodgate " + command + ": " + link + ": exists"), run::toString);
             assertFalse(Files.exists(dir.resolve("absent.map")), "nothing made where it points");
         }
+    }
+
+    /**
+     * Ctrl-C (or SIGTERM) a few seconds into {@code demo}, while its worker JVMs were still starting, printed
+     * "floodgate demo: a worker did not open the table within 2m00s: worker 1 exited with 137": no worker had
+     * failed and nothing had waited two minutes; the command's own shutdown had ended them. It now says it was
+     * stopped. Here a bench whose workers warm up for a minute before they are ready is stopped while they do.
+     */
+    @Test
+    @Timeout(value = 240, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void stoppedWhileTheWorkersStartItSaysSoAndBlamesNoWorker() throws Exception
+    {
+        for (int round = 1; round <= 3; round++) // where the stop lands among the workers' steps varies: 3 of them
+        {
+            final Path log = dir.resolve("bench-" + round + ".log");
+            final Path table = dir.resolve("b-" + round + ".map");
+            final Process bench = new ProcessBuilder(JvmFlags.javaCommand(FloodgateCli.class.getName(),
+                System.getProperty("java.class.path"), List.of("-Xmx128m"),
+                List.of("bench", "--processes", "1", "--threads", "1", "--keys", "1", "--duration", "1s", "--warmup",
+                    "60s", "--file", table.toString())))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try
+            {
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!read(log).contains("starting 1 worker JVM") && System.nanoTime() - deadline < 0 &&
+                    bench.isAlive())
+                {
+                    Thread.sleep(50); // polling a log file for a line, bounded: no event to wait on
+                }
+                assertTrue(read(log).contains("starting 1 worker JVM"), read(log));
+                bench.destroy(); // SIGTERM, as a service manager's stop; Ctrl-C runs the same shutdown
+                assertTrue(bench.waitFor(60, TimeUnit.SECONDS), "bench ends on SIGTERM");
+                final String out = read(log);
+                assertFalse(out.contains("did not open the table"), out);
+                assertFalse(out.contains("exited with"), out);
+                assertFalse(out.contains("Exception"), out);
+                assertFalse(Files.exists(table), "its table is removed");
+            }
+            finally
+            {
+                bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String read(final Path log) throws IOException
+    {
+        return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
     }
 }
