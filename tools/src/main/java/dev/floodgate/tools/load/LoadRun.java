@@ -198,6 +198,7 @@ public final class LoadRun
         {
             if (!worker.awaitReady(readyDeadline))
             {
+                refuseIfStopping();
                 throw new CliException(ExitCode.REFUSED, "a worker did not open the table" + (warmupNs > 0 ?
                     " and finish its warm-up" : "") + " within " + Durations.nanos(readyTimeoutNanos(warmupNs)) +
                     ": " + worker.failure());
@@ -213,6 +214,7 @@ public final class LoadRun
             }
             catch (final IOException ex)
             {
+                refuseIfStopping();
                 throw new CliException(ExitCode.REFUSED, "cannot release worker: " + worker.failure());
             }
         }
@@ -224,10 +226,28 @@ public final class LoadRun
         {
             if (!worker.awaitExit(exitDeadline))
             {
+                refuseIfStopping();
                 throw new CliException(ExitCode.REFUSED, "a worker failed: " + worker.failure());
             }
         }
         return List.copyOf(workers);
+    }
+
+    /**
+     * A worker the reaper ended (Ctrl-C, SIGTERM) is no worker's failure: "did not open the table within 2m00s:
+     * worker 1 exited with 137" was printed a few seconds into a stopped demo.
+     *
+     * @throws CliException saying the command was stopped, when it is stopping.
+     */
+    private void refuseIfStopping()
+    {
+        synchronized (lock)
+        {
+            if (stopping)
+            {
+                throw new CliException(ExitCode.REFUSED, "stopped (Ctrl-C or a signal): the worker JVMs were ended");
+            }
+        }
     }
 
     private void progress(final PrintWriter out, final long start, final long end) throws InterruptedException

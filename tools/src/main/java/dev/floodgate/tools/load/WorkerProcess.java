@@ -99,7 +99,9 @@ public final class WorkerProcess
         }
         catch (final IOException | RuntimeException | DataFormatException ex)
         {
-            protocolError = "reading worker " + index + ": " + ex;
+            // the message, not the exception's class: "reading worker 1: java.io.IOException: Stream closed"
+            protocolError = "reading worker " + index + "'s report: " + (ex.getMessage() == null ? "malformed" :
+                ex.getMessage());
         }
         finally
         {
