@@ -83,11 +83,15 @@ class NewUserPassTest
         assertFalse(Files.exists(dir.resolve("made")), "the directories made for it are removed");
         assertTrue(Files.isDirectory(dir), "not the one that was there");
 
+        final Path logs;
         try (ScratchTable kept = ScratchTable.create(table, 1_000, "floodgate-newuser-", null))
         {
             kept.keep(true);
+            logs = kept.dir();
         }
         assertTrue(Files.exists(table), "--keep keeps the table and its directories");
+        Files.delete(logs); // kept too, and empty: no worker ran
+        assertFalse(Files.exists(logs));
     }
 
     /**
