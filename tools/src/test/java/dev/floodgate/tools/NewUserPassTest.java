@@ -201,4 +201,26 @@ class NewUserPassTest
     {
         return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
     }
+
+    /**
+     * {@code stats} printed "unreachable  0 checks (...)" and, in its table of actions, a column "DEGRADED" of the
+     * same checks, and its help (and {@code floodgate --help}) spoke of "degraded checks": three words for one
+     * count, while the README calls them unreachable. The text and the help now say unreachable (the JSON field
+     * names, {@code degradedChecks} and {@code degraded}, are stable and stay).
+     */
+    @Test
+    void statsCallsTheUnreachableChecksOneName()
+    {
+        final Path table = dir.resolve("t.map");
+        Floodgate.open(FloodgateConfig.builder().file(table).capacity(1_000).preTouch(false).build()).close();
+        final Cli.Result stats = Cli.run("stats", "--file", table.toString());
+        assertEquals(0, stats.code(), stats::toString);
+        assertTrue(stats.out().contains(" UNREACHABLE "), stats::toString);
+        for (final String[] help : new String[][] {{"stats", "--help"}, {"--help"}})
+        {
+            final Cli.Result run = Cli.run(help);
+            assertFalse(run.out().toLowerCase(java.util.Locale.ROOT).contains("degraded"), run::toString);
+        }
+        assertFalse(stats.out().toLowerCase(java.util.Locale.ROOT).contains("degraded"), stats::toString);
+    }
 }
