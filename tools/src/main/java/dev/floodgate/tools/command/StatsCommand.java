@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
 
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
-    description = {"Prints the table's header, entry counts by kind and action, table-full and degraded " +
+    description = {"Prints the table's header, entry counts by kind and action, table-full events and unreachable " +
         "checks, the table guard, janitor runs and reaps, how many processes are attached, and the node's " +
         "cluster quota (leases held, tokens unused, round trips, cluster refusals, fallbacks); as text, JSON " +
         "or the Prometheus text format.",
@@ -114,7 +114,7 @@ public final class StatsCommand implements Callable<Integer>
             "the file is recovered offline)");
         out.println();
         final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "LEASES",
-            "TABLE-FULL", "DEGRADED", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
+            "TABLE-FULL", "UNREACHABLE", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
             new boolean[] {false, true, true, true, true, true, true, true, true, true, true});
         for (final Action action : Action.values())
         {
