@@ -223,4 +223,40 @@ class NewUserPassTest
         }
         assertFalse(stats.out().toLowerCase(java.util.Locale.ROOT).contains("degraded"), stats::toString);
     }
+
+    /**
+     * {@code demo --keep --file PATH} kept the table at PATH and the workers' logs in a new directory under /tmp
+     * that it never named (found as empty-looking {@code /tmp/floodgate-demo-*} directories afterwards);
+     * {@code bench --keep --file} the same. With {@code --keep} both now say where the logs are.
+     */
+    @Test
+    void keepSaysWhereTheWorkerLogsAre() throws Exception
+    {
+        for (final String command : new String[] {"demo", "bench"})
+        {
+            final Path table = dir.resolve(command + ".map");
+            final Cli.Result run = command.equals("demo") ?
+                Cli.run("demo", "--keep", "--file", table.toString(), "--processes", "1", "--threads", "1",
+                    "--seconds", "1") :
+                Cli.run("bench", "--keep", "--file", table.toString(), "--processes", "1", "--threads", "1",
+                    "--keys", "2", "--duration", "1s");
+            final Matcher logs = Pattern.compile("\\n  logs +(\\S+) \\(kept").matcher(run.out());
+            final boolean named = logs.find();
+            if (named)
+            {
+                final Path logDir = Path.of(logs.group(1));
+                assertTrue(Files.exists(logDir.resolve("worker-1.log")), run::toString);
+                try (java.util.stream.Stream<Path> files = Files.list(logDir))
+                {
+                    for (final Path file : files.toList())
+                    {
+                        Files.delete(file);
+                    }
+                }
+                Files.delete(logDir);
+            }
+            assertEquals(0, run.code(), run::toString);
+            assertTrue(named, command + " --keep does not say where the worker logs are: " + run);
+        }
+    }
 }
