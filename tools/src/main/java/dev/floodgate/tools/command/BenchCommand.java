@@ -151,6 +151,10 @@ public final class BenchCommand implements Callable<Integer>
                 bucket ? "checkLimit" : "checkLimitInCaller", keys, perKey, Durations.nanos(windowMs * 1_000_000L),
                 Durations.nanos(durationNs));
             out.printf("  table %s (%d shards)%n", scratch.file(), scratch.shards());
+            if (load.keep())
+            {
+                out.printf("  logs %s (kept, as the table: the workers' standard error)%n", scratch.dir());
+            }
             out.flush();
             final List<String> args = new java.util.ArrayList<>(List.of("--file", scratch.file().toString(),
                 "--capacity", Long.toString(capacity), "--lane", lane.format(),

@@ -129,6 +129,10 @@ public final class DemoCommand implements Callable<Integer>
             final Lane auth = new Lane(Lane.Door.BUCKET, Action.AUTH, 1, 1000, IP_PREFIX, Math.toIntExact(ips));
             out.printf("Floodgate demo: %d broker JVMs share one rate-limit table in shared memory.%n", processes);
             out.printf("  table    %s (%d shards)%n", scratch.file(), scratch.shards());
+            if (load.keep())
+            {
+                out.printf("  logs     %s (kept, as the table: the workers' standard error)%n", scratch.dir());
+            }
             out.printf("  publish  user '%s' may produce %,d per hour in total; %d threads per JVM call " +
                 "checkLimitInCaller (sharded window, no lock)%n", PUBLISHER, publishLimit, threads);
             out.printf("  auth     each of %d IPs may try %d logins per hour; one thread per JVM fails a login " +
