@@ -70,7 +70,8 @@ public final class ChildJvm implements AutoCloseable
     {
         final List<String> command = new ArrayList<>(wrapper);
         command.addAll(JvmFlags.javaCommand(ChildMain.class.getName(), System.getProperty("java.class.path"),
-            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), mainAndArgs(mainClass, args)));
+            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto", ChildMain.starterFlag()),
+            mainAndArgs(mainClass, args)));
         try
         {
             return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
@@ -92,7 +93,8 @@ public final class ChildJvm implements AutoCloseable
         try
         {
             return new ChildJvm(new ProcessBuilder(JvmFlags.javaCommand(ChildMain.class.getName(), classPath,
-                List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto"), mainAndArgs(mainClass, args)))
+                List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto", ChildMain.starterFlag()),
+                mainAndArgs(mainClass, args)))
                 .redirectErrorStream(true).start());
         }
         catch (final IOException ex)
@@ -112,8 +114,8 @@ public final class ChildJvm implements AutoCloseable
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(flags);
-        command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-            ChildMain.class.getName()));
+        command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", ChildMain.starterFlag(), "-cp",
+            System.getProperty("java.class.path"), ChildMain.class.getName()));
         command.addAll(mainAndArgs(mainClass, args));
         try
         {
@@ -141,7 +143,8 @@ public final class ChildJvm implements AutoCloseable
         final Path out = Files.createTempFile(dir, "child-", ".out");
         final Path err = Files.createTempFile(dir, "child-", ".err");
         final Process process = new ProcessBuilder(JvmFlags.javaCommand(ChildMain.class.getName(),
-            System.getProperty("java.class.path"), List.of("-Xmx256m"), mainAndArgs(mainClass, args)))
+            System.getProperty("java.class.path"), List.of("-Xmx256m", ChildMain.starterFlag()),
+            mainAndArgs(mainClass, args)))
             .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         try
         {
