@@ -155,7 +155,9 @@ public final class SlotLocks
             try
             {
                 final long previous = tokenVolatile(slot);
-                if (!isHeld(slot) && file.words().compareAndSetLong(LockFileLayout.slotWordOffset(slot), previous, owner) && tryClaim(slot))
+                if (!isHeld(slot) &&
+                    file.words().compareAndSetLong(LockFileLayout.slotWordOffset(slot), previous, owner) &&
+                    tryClaim(slot))
                 {
                     file.words().putLongVolatile(LockFileLayout.slotWordOffset(slot), owner);
                     return owner;
