@@ -161,11 +161,7 @@ public final class ChildJvm implements AutoCloseable
         }
         finally
         {
-            if (process.isAlive())
-            {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            ProcessTree.kill(process);
         }
     }
 

@@ -36,11 +36,7 @@ public final class Command
         }
         finally
         {
-            if (process.isAlive())
-            {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            ProcessTree.kill(process);
         }
     }
 }

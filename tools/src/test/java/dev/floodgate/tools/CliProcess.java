@@ -1,6 +1,7 @@
 package dev.floodgate.tools;
 
 import dev.floodgate.JvmFlags;
+import dev.floodgate.testkit.ProcessTree;
 
 import java.io.File;
 import java.io.IOException;
@@ -52,11 +53,7 @@ final class CliProcess
         }
         finally
         {
-            if (process.isAlive())
-            {
-                process.descendants().forEach(ProcessHandle::destroyForcibly); // bench's and load's workers
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            ProcessTree.kill(process); // with bench's and load's workers
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.floodgate.tools;
 
 import dev.floodgate.JvmFlags;
+import dev.floodgate.testkit.ProcessTree;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,11 +116,7 @@ class DemoAndBenchTest
         }
         finally
         {
-            if (bench.isAlive()) // its worker too, on a path that failed early
-            {
-                bench.descendants().forEach(ProcessHandle::destroyForcibly);
-            }
-            bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            ProcessTree.kill(bench); // its worker too, on a path that failed early
         }
     }
 

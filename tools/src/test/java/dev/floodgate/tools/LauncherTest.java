@@ -1,5 +1,6 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.testkit.ProcessTree;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,8 +35,7 @@ class LauncherTest
         final Process process = builder.start();
         if (!process.waitFor(60, TimeUnit.SECONDS))
         {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            ProcessTree.kill(process);
         }
         assertEquals(3, process.exitValue(), "the failed build is reported");
         final String first = Files.readString(err).lines().findFirst().orElse("");

@@ -3,6 +3,7 @@ package dev.floodgate.tools;
 import dev.floodgate.Action;
 import dev.floodgate.ClusterStats;
 import dev.floodgate.testkit.LocalRedis;
+import dev.floodgate.testkit.ProcessTree;
 import dev.floodgate.tools.cluster.ClusterQuota;
 import dev.floodgate.tools.cluster.ClusterTally;
 import dev.floodgate.tools.load.Exactness;
@@ -150,11 +151,7 @@ class LoadCommandsTest
         }
         finally
         {
-            if (bench.isAlive()) // a failure before the workers were listed
-            {
-                bench.descendants().forEach(ProcessHandle::destroyForcibly);
-            }
-            bench.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            ProcessTree.kill(bench); // its workers too, on a failure before they were listed
             for (final ProcessHandle worker : workers)
             {
                 worker.destroyForcibly();
@@ -471,12 +468,7 @@ class LoadCommandsTest
             }
             finally
             {
-                if (bench.isAlive()) // its workers, listed before it dies and they are reparented out of its tree
-                {
-                    bench.descendants().forEach(ProcessHandle::destroyForcibly);
-                }
-                bench.destroyForcibly();
-                bench.waitFor(10, TimeUnit.SECONDS);
+                ProcessTree.kill(bench); // with its workers
             }
         }
     }
