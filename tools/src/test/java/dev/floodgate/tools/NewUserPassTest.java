@@ -4,6 +4,7 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.JvmFlags;
 import dev.floodgate.tools.load.ScratchTable;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -257,6 +258,70 @@ class NewUserPassTest
             }
             assertEquals(0, run.code(), run::toString);
             assertTrue(named, command + " --keep does not say where the worker logs are: " + run);
+        }
+    }
+    /**
+     * {@code floodgate help policy set} printed {@code policy}'s help, exit 0, as if {@code set} had not been typed
+     * (picocli's help command takes one command and ignores the rest: {@code help dump extra} printed {@code dump}'s
+     * help too), and {@code floodgate policy help set} said "floodgate policy set: Missing required parameter". Help
+     * for a nested command is now that command's, however it is asked for, and a name help cannot show is an error
+     * naming it, never the parent's help.
+     */
+    @Test
+    void helpForANestedCommandIsThatCommandsHelp()
+    {
+        for (final String[] asked : new String[][] {{"help", "policy", "set"}, {"policy", "help", "set"},
+            {"policy", "set", "--help"}})
+        {
+            final Cli.Result run = Cli.run(asked);
+            assertEquals(0, run.code(), run::toString);
+            assertTrue(run.out().startsWith("Usage: floodgate policy set "), String.join(" ", asked) + ": " + run);
+            assertEquals("", run.err(), run::toString);
+        }
+        final Cli.Result policy = Cli.run("help", "policy");
+        assertTrue(policy.out().startsWith("Usage: floodgate policy ["), policy::toString);
+        for (final String[] asked : new String[][] {{"help", "policy", "nosuch"}, {"help", "dump", "extra"},
+            {"policy", "help", "nosuch"}, {"help", "nosuch"}})
+        {
+            final String name = asked[asked.length - 1];
+            final Cli.Result run = Cli.run(asked);
+            assertEquals(2, run.code(), String.join(" ", asked) + ": " + run);
+            assertEquals("", run.out(), String.join(" ", asked) + ": no other command's help instead: " + run);
+            assertTrue(run.err().contains("'" + name + "'"), String.join(" ", asked) + ": " + run);
+            assertEquals(1, run.err().strip().lines().count(), "one line: " + run);
+        }
+    }
+
+    /**
+     * {@code demo --file DIR/new.map}, DIR a directory the user cannot write, said "DIR/new.map.lock: cannot be
+     * opened for writing: DIR/new.map.lock (every process that checks limits needs write access to the table and its
+     * lock file)": a file the user never named, and not what is wrong. {@code bench --file} the same, and any
+     * process making a table there. The error now names the directory and says it is not writable.
+     */
+    @Test
+    void aTableInADirectoryTheUserCannotWriteNamesTheDirectory() throws Exception
+    {
+        final Path readOnly = Files.createDirectory(dir.resolve("ro"));
+        final boolean immutable = ResetCommandTest.makeUnwritable(readOnly);
+        try
+        {
+            Assumptions.assumeFalse(Files.isWritable(readOnly), "cannot make a directory unwritable for this user");
+            for (final String command : new String[] {"demo", "bench"})
+            {
+                final Cli.Result run = Cli.run(command, "--file", readOnly.resolve("new.map").toString());
+                assertEquals(3, run.code(), run::toString);
+                assertEquals("floodgate " + command + ": " + readOnly + ": not writable by this user (the table and " +
+                    "its lock file, new.map.lock, are made there)\n", run.err());
+                assertEquals("", run.out(), run::toString);
+            }
+        }
+        finally
+        {
+            ResetCommandTest.makeWritable(readOnly, immutable);
+        }
+        try (java.util.stream.Stream<Path> left = Files.list(readOnly))
+        {
+            assertEquals(List.of(), left.toList(), "nothing made there");
         }
     }
 }
