@@ -5,6 +5,7 @@ import dev.floodgate.TableBusyException;
 import dev.floodgate.tools.command.BenchCommand;
 import dev.floodgate.tools.command.DemoCommand;
 import dev.floodgate.tools.command.DumpCommand;
+import dev.floodgate.tools.command.HelpCommand;
 import dev.floodgate.tools.command.PolicyCommand;
 import dev.floodgate.tools.command.ResetCommand;
 import dev.floodgate.tools.command.StatsCommand;
@@ -32,7 +33,7 @@ import java.util.Map;
     description = "Inspects and exercises the shared-memory rate-limit table that the brokers on this host map.",
     subcommands = {DumpCommand.class, StatsCommand.class, TopCommand.class, ResetCommand.class,
         WatchCommand.class, PolicyCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class,
-        CommandLine.HelpCommand.class},
+        HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:refused operation: not writable, table busy, or a demo/bench total that misses its quota",
         "2:usage error", "3:missing, unreadable or foreign file"})

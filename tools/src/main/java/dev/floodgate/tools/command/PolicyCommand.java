@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
  * {@code floodgate policy}: shows the node's policy, the one every JVM mapping the file enforces;
  * {@link PolicySetCommand} changes it.
  */
-@Command(name = "policy", mixinStandardHelpOptions = true, subcommands = PolicySetCommand.class,
+@Command(name = "policy", mixinStandardHelpOptions = true, subcommands = {PolicySetCommand.class, HelpCommand.class},
     description = {"Shows the policy in the file: per action the limit, window and mode (enforce or shadow) that " +
         "every JVM mapping it enforces.", "'policy set' changes it for all of them."})
 public final class PolicyCommand implements Callable<Integer>
