@@ -6,7 +6,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -26,7 +28,9 @@ final class LockFileOpener
 
     /**
      * @return a read-write channel on {@code path}, created when absent.
-     * @throws FloodgateFileException when it cannot be created or opened for writing.
+     * @throws FloodgateFileException when it cannot be created or opened for writing; naming the directory when
+     * that is what this user may not write (the lock file is made before the table: a user who never named the
+     * lock file was told it "cannot be opened for writing").
      */
     static FileChannel openWritable(final Path path, final boolean groupReadable)
     {
@@ -41,12 +45,34 @@ final class LockFileOpener
             {
                 // another process made it first
             }
+            catch (final FileSystemException ex)
+            {
+                // EACCES, or EPERM: an immutable directory, which stops root too
+                if (ex instanceof AccessDeniedException || String.valueOf(ex.getReason()).contains("not permitted"))
+                {
+                    requireWritableDirectory(path, ex);
+                }
+                throw ex;
+            }
             return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
         catch (final IOException ex)
         {
             throw new FloodgateFileException(path, "cannot be opened for writing: " + ex.getMessage() +
                 " (every process that checks limits needs write access to the table and its lock file)", ex);
+        }
+    }
+
+    /**
+     * @throws FloodgateFileException naming the directory of {@code path} when this user may not write it.
+     */
+    private static void requireWritableDirectory(final Path path, final IOException ex)
+    {
+        final Path dir = path.toAbsolutePath().getParent();
+        if (dir != null && Files.isDirectory(dir) && !Files.isWritable(dir))
+        {
+            throw new FloodgateFileException(dir, "not writable by this user (the table and its lock file, " +
+                path.getFileName() + ", are made there)", ex);
         }
     }
 
