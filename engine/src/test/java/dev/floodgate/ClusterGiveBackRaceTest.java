@@ -156,14 +156,14 @@ class ClusterGiveBackRaceTest
         throw new AssertionError("the check never waited for the give-back's refill word");
     }
 
-    private static LeaseGiveBack giveBacks(final Floodgate gate) throws Exception
+    static LeaseGiveBack giveBacks(final Floodgate gate) throws Exception
     {
         final Field keeper = Floodgate.class.getDeclaredField("keeper");
         keeper.setAccessible(true);
         return ((Doorkeeper)keeper.get(gate)).operate(attachment -> attachment.cluster().giveBacks());
     }
 
-    private static LeaseSource sourceOf(final LeaseGiveBack giveBacks) throws Exception
+    static LeaseSource sourceOf(final LeaseGiveBack giveBacks) throws Exception
     {
         final Object refunds = refundsOf(giveBacks);
         final Field source = refunds.getClass().getDeclaredField("source");
@@ -171,7 +171,7 @@ class ClusterGiveBackRaceTest
         return (LeaseSource)source.get(refunds);
     }
 
-    private static void setSource(final LeaseGiveBack giveBacks, final LeaseSource source) throws Exception
+    static void setSource(final LeaseGiveBack giveBacks, final LeaseSource source) throws Exception
     {
         final Object refunds = refundsOf(giveBacks);
         final Field field = refunds.getClass().getDeclaredField("source");

@@ -4,6 +4,8 @@ import dev.floodgate.cluster.ClusterLimit;
 import dev.floodgate.cluster.Lease;
 import dev.floodgate.cluster.LeaseKey;
 import dev.floodgate.cluster.RedisLeases;
+import dev.floodgate.door.LeaseGiveBack;
+import dev.floodgate.door.LeaseSource;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
@@ -22,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A node gives its unspent leased tokens back to the cluster's bucket: when its last JVM closes (not while a
- * sibling still maps the file), when a lease idles for a cluster window, never more than once, and without
- * hanging a close on a dead Redis. A cost over the cluster limit is answered NEVER without asking Redis.
+ * sibling still maps the file), when a lease idles for a cluster window, never more than once, and, at a close
+ * with Redis stopped, no more after the first refund it leaves unanswered. A cost over the cluster limit is answered
+ * NEVER without asking Redis.
  */
 @Timeout(120)
 class ClusterGiveBackTest
@@ -190,30 +195,51 @@ class ClusterGiveBackTest
         }
     }
 
+    /**
+     * The node's last close with Redis stopped (SIGSTOP: connected, nothing answers): the first refund waits out its
+     * 2 x 50 ms and counts Redis unavailable, and no give-back starts after it, so a close costs one refund's bound,
+     * not one per lease (20 here). Judged by the refunds the close sent, not by its time: the close's 1 s budget
+     * capped the fault (give-backs going on after the first unavailable one) at about 1.1 s, which a loaded host
+     * could not tell from a correct close of about 0.1 s, and a correct close beside CPU hogs could exceed the 1 s
+     * asserted. The engine's ticker stands still during the close, so that budget never ends it: with the fault,
+     * every lease's refund would be sent.
+     */
     @Test
-    void shouldCloseWithinABoundWhenRedisIsGone() throws Exception
+    void shouldStartNoGiveBackAfterTheFirstRefundRedisLeavesUnansweredWhenClosing() throws Exception
     {
         try (LocalRedis redis = LocalRedis.start())
         {
-            final Floodgate gate = Floodgate.open(config(redis).build());
-            for (int i = 0; i < 20; i++)
-            {
-                admit(gate, null, "dave" + i, 1);
-            }
-            redis.pause(); // SIGSTOP: connected, nothing answers, every refund waits out its bound
+            final ManualTicker ticker = new ManualTicker(System.nanoTime());
+            final Floodgate gate = Floodgate.open(config(redis).ticker(ticker).build());
+            final CountedRefunds refunds;
             try
             {
-                final long start = System.nanoTime();
-                gate.close();
-                final long tookMs = (System.nanoTime() - start) / 1_000_000L;
-                System.out.println("close with 20 leases and Redis stopped took " + tookMs + " ms");
-                // one refund's bound (50 ms, twice at most) and the close's own work; not 20 bounds
-                assertTrue(tookMs < 1_000, "close waited " + tookMs + " ms");
+                for (int i = 0; i < 20; i++)
+                {
+                    admit(gate, ticker, "dave" + i, 1); // 20 leases of 5 unspent
+                }
+                final LeaseGiveBack giveBacks = ClusterGiveBackRaceTest.giveBacks(gate);
+                refunds = new CountedRefunds(ClusterGiveBackRaceTest.sourceOf(giveBacks));
+                ClusterGiveBackRaceTest.setSource(giveBacks, refunds);
+                redis.pause(); // every refund waits out its bound
+                try
+                {
+                    final long start = System.nanoTime();
+                    gate.close();
+                    System.out.println("close with 20 leases and Redis stopped sent " + refunds.sent + " refunds in " +
+                        (System.nanoTime() - start) / 1_000_000L + " ms");
+                }
+                finally
+                {
+                    redis.resume();
+                }
             }
             finally
             {
-                redis.resume();
+                gate.close(); // a no-op when closed already
             }
+            assertEquals(1, refunds.sent.get(), "the close started give-backs after the first refund Redis left " +
+                "unanswered, each waiting out its bound");
         }
     }
 
@@ -244,6 +270,45 @@ class ClusterGiveBackTest
         final Map<String, String> all = redis.commands().hgetall(LeaseKey.of(Action.PUBLISH, identifier).toString());
         return all.entrySet().stream().filter(field -> field.getKey().startsWith("n:")).map(Map.Entry::getValue)
             .findFirst().orElseThrow(() -> new AssertionError("no node record in " + all));
+    }
+
+    /** Forwards every call to the real source and counts the refunds sent. */
+    private static final class CountedRefunds implements LeaseSource
+    {
+        final AtomicInteger sent = new AtomicInteger();
+        private final LeaseSource real;
+
+        CountedRefunds(final LeaseSource real)
+        {
+            this.real = real;
+        }
+
+        @Override
+        public CompletionStage<Grant> lease(final Action action, final String identifier, final long sequence,
+            final long want)
+        {
+            return real.lease(action, identifier, sequence, want);
+        }
+
+        @Override
+        public CompletionStage<Grant> refund(final Action action, final String identifier, final long sequence,
+            final long tokens)
+        {
+            sent.incrementAndGet();
+            return real.refund(action, identifier, sequence, tokens);
+        }
+
+        @Override
+        public long timeoutMs()
+        {
+            return real.timeoutMs();
+        }
+
+        @Override
+        public void close()
+        {
+            real.close();
+        }
     }
 
     private static char lastOp(final LocalRedis redis, final String identifier)
