@@ -21,8 +21,15 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
  * janitor thread stamping the time read <em>before</em> the freeze, taking the real-clock gap with it: the clock
  * thread's beat right after saw no gap and stamped nothing, and the node's janitors reclaimed at once under the
  * thawed process's checks (NOTES, Reclamation 5). Found by review; fails before. The freeze is a ticker read held
- * on the pass's thread; the 1.1 s of real time it lasts is the stall itself (measured on the real clock), not a
- * wait for another thread.
+ * on the pass's thread; the 1.1 s of real time it lasts is the stall itself, not a wait for another thread.
+ *
+ * <p>Real time, because the stall threshold ({@code ProcessRegistry.heartbeat}: a gap of min(1 s, grace / 2)
+ * between beats) reads the real clock on purpose, not the instance's ticker: it asks whether this process was
+ * stopped (SIGSTOP, a debugger, a long safepoint), which the real clock sees and an injected ticker need not, and a
+ * ticker's jump is time moved on while the process runs, no stall. Measured on the ticker (tried), this test passed
+ * without the wait, but the tests that move their ticker past the grace period to see entries reaped
+ * ({@code FloodgateTest}, {@code StaleBucketWriteAfterReapTest}) failed: each jump stamped a resume, which held
+ * reclamation back for a grace period. Load only lengthens the freeze, which stays over the threshold.
  */
 @Timeout(120)
 class ThawStampTest
@@ -90,7 +97,7 @@ class ThawStampTest
             ticker.inside.get(clock).await();
             ticker.time.set(T0 + 10 * GRACE_MS * 1_000_000L); // frozen for 10 grace periods
             final long frozenReal = System.nanoTime();
-            while (System.nanoTime() - frozenReal < 1_100_000_000L) // the stall threshold is on the real clock
+            while (System.nanoTime() - frozenReal < 1_100_000_000L) // over the 1 s threshold, on the real clock
             {
                 Thread.sleep(50);
             }
