@@ -71,7 +71,7 @@ class OlderReplacerRoomTest
                 final String built = older.awaitLine("BUILT ", 60).substring("BUILT ".length());
                 final OpenerThread opener = OpenerThread.start(config,
                     gate -> assertEquals(Floodgate.ADMITTED, gate.checkLimit("10.0.0.1", Action.AUTH)));
-                opener.join(5_000); // long enough to fail; then the older engine renames
+                opener.awaitWaitingForRival(60); // its own build failed; then the older engine renames
                 Files.createFile(go);
                 older.awaitLine("REPLACED", 60);
                 opener.join(60_000);

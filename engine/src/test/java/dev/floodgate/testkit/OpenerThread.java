@@ -4,6 +4,8 @@ import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 
 import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -13,6 +15,10 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class OpenerThread
 {
+    /** Where an open whose own build failed waits for a rival's table ({@code CreatorTemps.awaitRival}). */
+    private static final String RIVAL_WAIT_CLASS = "dev.floodgate.store.CreatorTemps";
+    private static final String RIVAL_WAIT_METHOD = "awaitRival";
+
     /** What the opener does with its open gate. */
     @FunctionalInterface
     public interface Use
@@ -52,6 +58,52 @@ public final class OpenerThread
     public void join(final long millis) throws InterruptedException
     {
         thread.join(millis);
+    }
+
+    /**
+     * Waits until the opener's own build has failed (no room for it) and it waits for a rival's table, having found
+     * the rival building: parked in {@code CreatorTemps.awaitRival} itself, not in something it calls. The premise of
+     * a test that then lets the rival finish: a fixed 5 s stood for it, which on a loaded host could run out before
+     * the opener had built anything; it then found the rival's table and the test passed without testing.
+     *
+     * @throws AssertionError when the opener ended first (with what it threw) or is not waiting there within
+     *                        {@code seconds}; it is interrupted then (the wait for a rival ends on an interrupt).
+     */
+    public void awaitWaitingForRival(final long seconds) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true)
+        {
+            final StackTraceElement[] stack = thread.getStackTrace();
+            if (!thread.isAlive())
+            {
+                throw new AssertionError("the open ended before it waited for the rival's table: " +
+                    (failed.get() == null ? "it opened" : "it threw " + failed.get()), failed.get());
+            }
+            if (parkedInRivalWait(stack))
+            {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                thread.interrupt();
+                throw new AssertionError("the open was not waiting for the rival's table within " + seconds +
+                    " s; its stack: " + Arrays.toString(stack));
+            }
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
+    }
+
+    private static boolean parkedInRivalWait(final StackTraceElement[] stack)
+    {
+        int frame = 0;
+        while (frame < stack.length && (stack[frame].getClassName().equals("jdk.internal.misc.Unsafe") ||
+            stack[frame].getClassName().equals("java.util.concurrent.locks.LockSupport")))
+        {
+            frame++;
+        }
+        return frame > 0 && frame < stack.length && stack[frame].getClassName().equals(RIVAL_WAIT_CLASS) &&
+            stack[frame].getMethodName().equals(RIVAL_WAIT_METHOD);
     }
 
     /** @return whether it still runs (opening, or using the gate). */

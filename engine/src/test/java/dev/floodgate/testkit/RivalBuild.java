@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * A rival JVM building the table (a {@link TableAttacher} under the debugger, creating a missing table or replacing a
  * previous boot's) and stopped once its table's room is taken, at the first entry of {@code FileHeader.initialise},
- * while a broker in this JVM starts beside it (an {@link OpenerThread}, given 5 s: long enough to fail); then the
- * rival goes on to its end.
+ * while a broker in this JVM starts beside it (an {@link OpenerThread}) until that broker's own build has failed and
+ * it waits for the rival's table ({@link OpenerThread#awaitWaitingForRival}: a broker that ends first, or is not
+ * waiting within a minute, fails the test); then the rival goes on to its end.
  */
 public final class RivalBuild
 {
@@ -40,7 +41,7 @@ public final class RivalBuild
                 }
                 // the rival has its table's room; a broker starts beside it
                 opener[0] = OpenerThread.start(config, use);
-                opener[0].join(5_000); // long enough to fail; then the rival goes on
+                opener[0].awaitWaitingForRival(60); // then the rival goes on
             });
             return new RivalBuild(opener[0], rival.transcript());
         }
