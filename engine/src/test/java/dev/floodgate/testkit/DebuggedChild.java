@@ -3,6 +3,9 @@ package dev.floodgate.testkit;
 import com.sun.jdi.Bootstrap;
 import com.sun.jdi.IncompatibleThreadStateException;
 import com.sun.jdi.Location;
+import com.sun.jdi.ObjectReference;
+import com.sun.jdi.ThreadReference;
+import com.sun.jdi.VMDisconnectedException;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.connect.AttachingConnector;
 import com.sun.jdi.connect.Connector;
@@ -279,6 +282,67 @@ public final class DebuggedChild implements AutoCloseable
         {
             throw new AssertionError(ex);
         }
+    }
+
+    /**
+     * Waits, the child running on, until its thread named {@code threadName} is blocked entering a {@code synchronized}
+     * block on an object of class {@code monitorClass}: a state that proves a thread got to a point and waits there,
+     * where a fixed wait only hopes it did.
+     *
+     * @return true once it is; false when the child ended first.
+     * @throws AssertionError when neither within {@code seconds}.
+     */
+    public boolean awaitBlockedOnMonitor(final String threadName, final String monitorClass, final long seconds)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (process.isAlive())
+        {
+            try
+            {
+                if (blockedOnMonitor(threadName, monitorClass))
+                {
+                    return true;
+                }
+            }
+            catch (final VMDisconnectedException ended)
+            {
+                // it is ending: the loop's test sees it gone
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new AssertionError("the child's thread " + threadName + " was not blocked on a " + monitorClass +
+                    " within " + seconds + " s: " + transcript());
+            }
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
+        return false;
+    }
+
+    private boolean blockedOnMonitor(final String threadName, final String monitorClass)
+    {
+        for (final ThreadReference thread : vm.allThreads())
+        {
+            if (thread.name().equals(threadName) && thread.status() == ThreadReference.THREAD_STATUS_MONITOR)
+            {
+                thread.suspend(); // the contended monitor is read from a suspended thread
+                try
+                {
+                    final ObjectReference monitor = thread.currentContendedMonitor();
+                    return monitor != null && monitor.referenceType().name().equals(monitorClass);
+                }
+                catch (final IncompatibleThreadStateException ex)
+                {
+                    return false;
+                }
+                finally
+                {
+                    thread.resume();
+                }
+            }
+        }
+        return false;
     }
 
     /** Lets the child run on, free of the debugger: its requests are dropped and its stopped threads resumed. */

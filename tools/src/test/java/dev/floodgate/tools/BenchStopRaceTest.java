@@ -1,5 +1,6 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.testkit.DebuggedChild;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * it returned at once, so the JVM halted under the winner: a Ctrl-C while the normal path was deleting the run's
  * cluster buckets (seconds for a large --keys) cut the deletion off and left the buckets in Redis (found by review;
  * failed before). The bench talks to Redis through a proxy that holds its UNLINK: while it is held, SIGTERM must
- * not end the JVM, and once released every bucket is gone.
+ * not end the JVM, and once released every bucket is gone. Bench runs under the debugger, which shows its shutdown
+ * hook waiting for the deletion: a fixed 1.5 s stood for that and, on a loaded host, could end before the JVM had even
+ * begun its shutdown, so the test passed without testing.
  */
 class BenchStopRaceTest
 {
@@ -38,33 +41,35 @@ class BenchStopRaceTest
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void ctrlCWhileTheNormalPathDeletesTheBucketsDoesNotCutTheDeletionOff() throws Exception
     {
-        try (LocalRedis redis = LocalRedis.start(); HoldingProxy proxy = new HoldingProxy(redis.port(), "UNLINK"))
+        try (LocalRedis redis = LocalRedis.start(); HoldingProxy proxy = new HoldingProxy(redis.port(), "UNLINK");
+             DebuggedChild bench = DebuggedChild.start(FloodgateCli.class,
+                 List.of("bench", "--processes", "1", "--threads", "1", "--keys", "2", "--duration", "1s",
+                     "--file", dir.resolve("bench.map").toString(), "--cluster-redis", proxy.uri(),
+                     "--cluster-limit", "100", "--cluster-lease", "10")))
         {
-            final Process bench = new ProcessBuilder(dev.floodgate.JvmFlags.javaCommand(FloodgateCli.class.getName(),
-                System.getProperty("java.class.path"), List.of("-Xmx128m"),
-                List.of("bench", "--processes", "1", "--threads", "1", "--keys", "2", "--duration", "1s",
-                    "--file", dir.resolve("bench.map").toString(), "--cluster-redis", proxy.uri(),
-                    "--cluster-limit", "100", "--cluster-lease", "10")))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("bench.out").toFile()).start();
             try
             {
+                bench.vm().resume();
                 // the run ended normally and its deletion (the normal path's stopped()) has sent UNLINK
-                assertTrue(proxy.held.await(90, TimeUnit.SECONDS), "bench never deleted its buckets");
+                assertTrue(proxy.held.await(90, TimeUnit.SECONDS), "bench never deleted its buckets: " +
+                    bench.transcript());
                 assertFalse(redis.commands().keys("floodgate:publish:bench-*").isEmpty(), "no buckets to delete");
-                bench.destroy(); // SIGTERM, as Ctrl-C's SIGINT
-                final boolean exitedMidDeletion = bench.waitFor(1500, TimeUnit.MILLISECONDS);
+                bench.process().destroy(); // SIGTERM, as Ctrl-C's SIGINT
+                // the shutdown hook reaped the workers (gone already) and came to the deletion: it waits for the
+                // command's thread to finish it, on the once-flag's monitor, or (the bug) returns and the JVM halts
+                final boolean hookWaited = bench.awaitBlockedOnMonitor("floodgate-reaper",
+                    "java.util.concurrent.atomic.AtomicBoolean", 60);
                 proxy.release();
-                assertTrue(bench.waitFor(30, TimeUnit.SECONDS), "bench did not stop");
-                assertFalse(exitedMidDeletion, "the JVM halted while stopped() was deleting the run's buckets on " +
-                    "the command's thread (the shutdown hook lost the compare-and-set and returned at once)");
+                assertTrue(bench.process().waitFor(30, TimeUnit.SECONDS), "bench did not stop");
+                assertTrue(hookWaited, "the JVM halted while stopped() was deleting the run's buckets on the " +
+                    "command's thread (the shutdown hook lost the compare-and-set and returned at once): " +
+                    bench.transcript());
                 assertEquals(List.of(), redis.commands().keys("floodgate:*"), "buckets left in Redis");
             }
             finally
             {
                 proxy.release();
-                bench.descendants().forEach(ProcessHandle::destroyForcibly);
-                bench.destroyForcibly();
-                bench.waitFor(10, TimeUnit.SECONDS);
+                bench.process().descendants().forEach(ProcessHandle::destroyForcibly);
             }
         }
     }
