@@ -2,6 +2,7 @@ package dev.floodgate;
 
 import dev.floodgate.door.LeaseGiveBack;
 import dev.floodgate.door.LeaseSource;
+import dev.floodgate.testkit.ForwardingLeaseSource;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -188,15 +189,14 @@ class ClusterGiveBackRaceTest
     }
 
     /** Forwards every call to the real source; a refund reaches it only once the test releases it. */
-    static final class HeldRefunds implements LeaseSource
+    static final class HeldRefunds extends ForwardingLeaseSource
     {
-        final LeaseSource real;
         final CountDownLatch requested = new CountDownLatch(1);
         private final CompletableFuture<Void> go = new CompletableFuture<>();
 
         HeldRefunds(final LeaseSource real)
         {
-            this.real = real;
+            super(real);
         }
 
         void release()
@@ -205,30 +205,11 @@ class ClusterGiveBackRaceTest
         }
 
         @Override
-        public CompletionStage<Grant> lease(final Action action, final String identifier, final long sequence,
-            final long want)
-        {
-            return real.lease(action, identifier, sequence, want);
-        }
-
-        @Override
         public CompletionStage<Grant> refund(final Action action, final String identifier, final long sequence,
             final long tokens)
         {
             requested.countDown();
-            return go.thenCompose(ignored -> real.refund(action, identifier, sequence, tokens));
-        }
-
-        @Override
-        public long timeoutMs()
-        {
-            return real.timeoutMs();
-        }
-
-        @Override
-        public void close()
-        {
-            real.close();
+            return go.thenCompose(ignored -> super.refund(action, identifier, sequence, tokens));
         }
     }
 }

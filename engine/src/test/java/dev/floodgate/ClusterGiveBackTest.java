@@ -6,6 +6,7 @@ import dev.floodgate.cluster.LeaseKey;
 import dev.floodgate.cluster.RedisLeases;
 import dev.floodgate.door.LeaseGiveBack;
 import dev.floodgate.door.LeaseSource;
+import dev.floodgate.testkit.ForwardingLeaseSource;
 import dev.floodgate.testkit.LocalRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -273,21 +274,13 @@ class ClusterGiveBackTest
     }
 
     /** Forwards every call to the real source and counts the refunds sent. */
-    private static final class CountedRefunds implements LeaseSource
+    private static final class CountedRefunds extends ForwardingLeaseSource
     {
         final AtomicInteger sent = new AtomicInteger();
-        private final LeaseSource real;
 
         CountedRefunds(final LeaseSource real)
         {
-            this.real = real;
-        }
-
-        @Override
-        public CompletionStage<Grant> lease(final Action action, final String identifier, final long sequence,
-            final long want)
-        {
-            return real.lease(action, identifier, sequence, want);
+            super(real);
         }
 
         @Override
@@ -295,19 +288,7 @@ class ClusterGiveBackTest
             final long tokens)
         {
             sent.incrementAndGet();
-            return real.refund(action, identifier, sequence, tokens);
-        }
-
-        @Override
-        public long timeoutMs()
-        {
-            return real.timeoutMs();
-        }
-
-        @Override
-        public void close()
-        {
-            real.close();
+            return super.refund(action, identifier, sequence, tokens);
         }
     }
 
