@@ -1,11 +1,13 @@
 package dev.floodgate;
 
 import dev.floodgate.store.QuotaTable;
+import dev.floodgate.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -64,7 +66,12 @@ class ClosePublishTest
         inside.await();
         final Thread closer = new Thread(gate::close, "closer");
         closer.start();
-        closer.join(5_000); // a close that waits for the publish is fine; one that returns has released the slot
+        // a close that waits for the publish is fine; one that returns has released the slot. It waits (or passes) in
+        // Operations.endAndAwait: timed from there, not from the thread's start, which a loaded host can delay by
+        // seconds and so let a close that returns pass for one that waits
+        Await.until("the close reaching its wait for the table's operations in flight", 60,
+            () -> !closer.isAlive() || inEndAndAwait(closer));
+        closer.join(5_000);
         boolean takenOver = false;
         if (!closer.isAlive())
         {
@@ -83,5 +90,12 @@ class ClosePublishTest
         closer.join();
         assertFalse(takenOver, "another process took the policy guard over from a live publisher: close() released " +
             "the slot under it (publisher ended with " + publishError.get() + ")");
+    }
+
+    private static boolean inEndAndAwait(final Thread thread)
+    {
+        return Arrays.stream(thread.getStackTrace()).anyMatch(frame ->
+            frame.getClassName().equals("dev.floodgate.store.Operations") &&
+                frame.getMethodName().equals("endAndAwait"));
     }
 }
