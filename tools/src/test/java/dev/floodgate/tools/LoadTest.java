@@ -8,6 +8,7 @@ import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.load.Exactness;
 import dev.floodgate.tools.load.Lane;
 import dev.floodgate.tools.load.LoadRun;
+import dev.floodgate.tools.load.RunObserver;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import dev.floodgate.tools.load.WorkerProcess;
@@ -63,7 +64,7 @@ class LoadTest
                     window[0] = alignment.applyAsLong(earliest);
                     window[1] = window[0] + durationNs;
                     return window[0];
-                }, new PrintWriter(progress), new LoadRun.Observer()
+                }, new PrintWriter(progress), new RunObserver()
                 {
                     @Override
                     public void released(final long startNanos, final long endNanos)

@@ -13,7 +13,7 @@ import dev.floodgate.tools.format.Durations;
 import dev.floodgate.tools.load.Lane;
 import dev.floodgate.tools.load.LoadOptions;
 import dev.floodgate.tools.load.LoadResult;
-import dev.floodgate.tools.load.LoadRun;
+import dev.floodgate.tools.load.RunObserver;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WindowAlignment;
 import picocli.CommandLine.Command;
@@ -177,7 +177,7 @@ public final class BenchCommand implements Callable<Integer>
                 args.addAll(quota.workerArgs());
             }
             final LoadResult result = LoadResult.run(load, scratch, workerJvm(), args, durationNs, warmupNs,
-                alignment, out, new LoadRun.Observer()
+                alignment, out, new RunObserver()
                 {
                     @Override
                     public void released(final long startNanos, final long endNanos)

@@ -14,6 +14,7 @@ import dev.floodgate.tools.load.Exactness;
 import dev.floodgate.tools.load.Lane;
 import dev.floodgate.tools.load.LoadOptions;
 import dev.floodgate.tools.load.LoadRun;
+import dev.floodgate.tools.load.RunObserver;
 import dev.floodgate.tools.load.ScratchTable;
 import dev.floodgate.tools.load.WorkerProcess;
 
@@ -84,7 +85,7 @@ final class ClusterDemo
             final List<WorkerProcess> workers = LoadRun.run(nodes, load.mainClass(), WORKER_JVM,
                 i -> args(tables.get(i - 1), lane, quota), tables.get(0).dir(), TimeUnit.SECONDS.toNanos(seconds), 0,
                 earliest -> earliest, out,
-                new LoadRun.Observer()
+                new RunObserver()
                 {
                     @Override
                     public void released(final long startNanos, final long endNanos)

@@ -41,7 +41,7 @@ public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, 
     public static LoadResult run(final LoadOptions options, final ScratchTable scratch, final List<String> jvmArgs,
         final List<String> workerArgs, final long durationNs, final WindowAlignment alignment, final PrintWriter out)
     {
-        return run(options, scratch, jvmArgs, workerArgs, durationNs, 0, alignment, out, LoadRun.Observer.NONE);
+        return run(options, scratch, jvmArgs, workerArgs, durationNs, 0, alignment, out, RunObserver.NONE);
     }
 
     /**
@@ -62,7 +62,7 @@ public record LoadResult(List<WorkerProcess> workers, List<TableEntry> entries, 
      */
     public static LoadResult run(final LoadOptions options, final ScratchTable scratch, final List<String> jvmArgs,
         final List<String> workerArgs, final long durationNs, final long warmupNs, final WindowAlignment alignment,
-        final PrintWriter out, final LoadRun.Observer observer)
+        final PrintWriter out, final RunObserver observer)
     {
         final long[] startEnd = new long[2];
         final List<WorkerProcess> workers = LoadRun.run(options.processes(), options.mainClass(), jvmArgs,

@@ -38,38 +38,6 @@ public final class LoadRun
     {
     }
 
-    /** What a caller learns of the run's phases, e.g. to read a cluster's figures over exactly the run. */
-    public interface Observer
-    {
-        /** Does nothing. */
-        Observer NONE = new Observer()
-        {
-        };
-
-        /**
-         * Every worker has its start time.
-         *
-         * @param startNanos when the workers start, monotonic.
-         * @param endNanos   when they stop, monotonic.
-         */
-        default void released(final long startNanos, final long endNanos)
-        {
-        }
-
-        /** The run's end time has passed (the workers may still be reporting). */
-        default void ended()
-        {
-        }
-
-        /**
-         * Every worker is gone: the run ended or failed, or the JVM is stopping (then from the shutdown hook, after
-         * the workers were reaped). Called once.
-         */
-        default void stopped()
-        {
-        }
-    }
-
     /**
      * How long the workers may take to say READY: opening the table (Chronicle's code generation on a busy host),
      * plus the warm-up they run before READY.
@@ -107,7 +75,7 @@ public final class LoadRun
         final long warmupNs,
         final LongUnaryOperator alignStart,
         final PrintWriter out,
-        final Observer observer)
+        final RunObserver observer)
     {
         final LoadRun run = new LoadRun();
         final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
@@ -161,7 +129,7 @@ public final class LoadRun
         final long warmupNs,
         final LongUnaryOperator alignStart,
         final PrintWriter out,
-        final Observer observer) throws InterruptedException
+        final RunObserver observer) throws InterruptedException
     {
         // starting JVMs and letting Chronicle map the table takes seconds of silence on a busy host: say so first
         out.printf("starting %d worker JVM%s for %s ...%n", processes, processes == 1 ? "" : "s",
