@@ -30,8 +30,9 @@ public record Lease(Outcome outcome, long tokens, long waitMs, long serverTimeMs
          */
         REPLAYED,
         /**
-         * An older sequence number, this one with the other operation, or a refund's with another amount: the server
-         * changed nothing.
+         * An older sequence number, a lease with a refund's, or a refund's with another amount: the server changed
+         * nothing. (A refund with a lease's sequence number is applied: it gives that lease up, and the lease's grant
+         * goes back to the bucket with the refund.)
          */
         STALE,
         /**

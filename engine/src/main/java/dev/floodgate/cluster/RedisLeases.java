@@ -117,7 +117,10 @@ public final class RedisLeases implements AutoCloseable
     }
 
     /**
-     * Gives tokens back to the bucket, which never holds more than its capacity (the rest are dropped).
+     * Gives tokens back to the bucket, which never holds more than its capacity (the rest are dropped). Under the
+     * sequence number of this node's last lease for the bucket, it gives that lease up too: the lease's grant goes
+     * back with the tokens. The caller sends one only for a lease whose answer it never took and never will (it moved
+     * its own sequence past the number first): a lease that timed out after the server applied it.
      *
      * @param tokens tokens given back, 1 to 2^53 - 1; the other parameters as {@link #leaseAsync}'s.
      * @return the stage of the refund: {@link Lease#tokens()} is {@code tokens} once applied.

@@ -46,7 +46,9 @@ final class LeaseRefill
     /**
      * Moves the sequence from {@code sequence} on by one before a refund is sent with it: a refund is never
      * retried by another JVM, so its number is spent before the request leaves, and a later lease can never
-     * reuse it (a JVM killed after this step loses the refund's tokens: under-admission).
+     * reuse it (a JVM killed after this step loses the refund's tokens: under-admission). The number may be a
+     * lease's that timed out: no commit can take that lease's grant once the sequence moved, and the server gives
+     * it back with the refund (a refund under a lease's number gives the lease up).
      *
      * @return false when the sequence had moved or the entry changed: send nothing.
      */

@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * the node's, used once); holding the refill word keeps the node's requests for the bucket one at a time. A JVM
  * killed after the compare-and-set loses those tokens, and a refund answered unavailable may or may not have been
  * applied, so its tokens are not put back: both under-admit, never over. A stale answer changed nothing on the
- * server: the tokens go back into the balance. Thread-safe.
+ * server: the tokens go back into the balance. The refund's number may be that of a lease that timed out after the
+ * server applied it (no check retried it since): the server gives that grant back with the refund, which before
+ * was answered stale and the grant lost to every node. Thread-safe.
  */
 final class LeaseRefund
 {

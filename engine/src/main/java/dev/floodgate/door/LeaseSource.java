@@ -83,8 +83,10 @@ public interface LeaseSource extends AutoCloseable
      * Gives unspent tokens back to the cluster bucket of (action, identifier). Idempotent as a lease is: the same
      * sequence with the same tokens is applied at most once, whatever the retries.
      *
-     * @param sequence the node's sequence number for the bucket, never used before by the node for it (the
-     *                 caller moved its sequence past it first).
+     * @param sequence the node's sequence number for the bucket, which the caller moved its sequence past first:
+     *                 used before by the node for it only by a lease whose answer never reached a commit (it timed
+     *                 out), which the refund gives up: that lease's grant, if the server applied it, goes back with
+     *                 the refund.
      * @param tokens   tokens given back, at least 1.
      * @return a stage that completes normally within the source's bound, never exceptionally: {@link #GRANTED}
      * with {@code tokens} once the server applied it (or replayed it), {@link #STALE} when the server saw a later

@@ -7,7 +7,10 @@
 --            code 1: replayed; this node's seq was already applied: its remembered answer, the bucket untouched. A
 --                    lease retried with another amount is replayed too: a seq is one grant, whatever its retries
 --                    ask (the caller commits it and asks again under a new seq for what it still needs)
---            code 2: stale; an older seq, this seq with another op, or a refund's seq with another amount: nothing
+--                    A refund under the seq of this node's lease gives that lease up: its grant goes back to the
+--                    bucket with the refund (the node moves its seq past a number before it refunds under it, so a
+--                    grant it has not committed by then it never will: the lease's answer was lost to its bound)
+--            code 2: stale; an older seq, a lease under a refund's seq, or a refund's seq with another amount: nothing
 --                    changed, tokens 0
 --          wait_ms: after a lease, the time until the bucket holds a whole token again (0 while it does)
 --            asked: the amount of the request the answer is for: this call's, or the remembered request's on a replay
@@ -51,6 +54,8 @@ local field = 'n:' .. node
 local state = redis.call('HMGET', key, 'c', 't', 'l', 'w', field, 'p')
 
 local record = state[5]
+-- a lease's grant its node gave up (below): it goes back to the bucket with the refund
+local unclaimed = 0
 if record then
     local rseq, rop, ramount, rtokens, rwait = string.match(record, '^(%d+) (%a) (%d+) (%d+) (%d+)')
     rseq = tonumber(rseq)
@@ -64,7 +69,15 @@ if record then
         if rop == op and (op == 'L' or tonumber(ramount) == amount) then
             return {1, tonumber(rtokens), tonumber(rwait), now, tonumber(ramount)}
         end
-        return {2, 0, 0, now, amount}
+        -- A node refunds under a seq only once it has moved its own seq past it, and commits a grant only by moving
+        -- its seq on from the grant's, so this lease's grant never reached the node and never will: its answer was
+        -- lost to the bound, and the give-back came before any retry. Answered stale, the grant was lost to every
+        -- node (found by review); it goes back with the refund instead.
+        if op == 'R' and rop == 'L' then
+            unclaimed = tonumber(rtokens)
+        else
+            return {2, 0, 0, now, amount}
+        end
     end
 end
 
@@ -103,10 +116,11 @@ if op == 'L' then
     end
 elseif op == 'R' then
     tokens = amount
-    if amount >= limit or amount * window >= capacity - credits then
+    local back = amount + unclaimed -- past 2^53 only when far above the limit, which the first test catches
+    if back >= limit or back * window >= capacity - credits then
         credits = capacity
     else
-        credits = credits + amount * window
+        credits = credits + back * window
     end
 else
     return redis.error_reply('floodgate lease: unknown op')

@@ -98,11 +98,38 @@ class LeaseBucketTest
             "the same seq with another amount is a retry answered with the seq's one grant");
         assertEquals(4, otherAmount.tokens(), "the first grant, nothing taken for the new amount");
         assertEquals(4, otherAmount.asked(), "and what its request asked");
-        assertEquals(Lease.Outcome.STALE, leases.refund(key, TEN_PER_HOUR, "a", 7, 4).outcome(),
-            "the same seq with another operation is not a retry");
         assertEquals(6, lease(key, TEN_PER_HOUR, "b", 100).tokens(), "only the first four were ever taken");
         assertEquals(4 + 6, leases.counters().tokensLeased() - leasedBefore,
             "the counters count what was applied, once");
+    }
+
+    /**
+     * A node refunds under a seq only once it has moved its own past it, and commits a lease's grant only by moving
+     * its seq on from the lease's: a refund under the seq of its last lease says that lease's answer never reached
+     * it and never will (lost to the bound, and the give-back came before any retry). Answered stale, as it was
+     * until a review found it, the grant was lost to every node ({@code ClusterUnansweredLeaseGiveBackTest}); it
+     * now goes back to the bucket with the refund. The seq is then the refund's: a retried refund is replayed, a
+     * late lease under it is stale, and neither moves a token.
+     */
+    @Test
+    void aRefundUnderTheSeqOfTheNodesLastLeaseGivesThatLeasesGrantBackWithItsTokens()
+    {
+        final LeaseKey key = LeaseKey.of(Action.PUBLISH, "given-up");
+        assertEquals(5, lease(key, TEN_PER_HOUR, "b", 5).tokens()); // another node's: 5 left
+        assertEquals(Lease.Outcome.APPLIED, leases.lease(key, TEN_PER_HOUR, "a", 7, 3).outcome()); // 2 left
+        final long refundedBefore = leases.counters().tokensRefunded();
+
+        final Lease refund = leases.refund(key, TEN_PER_HOUR, "a", 7, 2); // 2 the node held from earlier leases
+        assertEquals(Lease.Outcome.APPLIED, refund.outcome(), "a refund under the lease's seq gives the lease up");
+        assertEquals(2, refund.tokens(), "the refund's own tokens");
+        assertEquals(2, leases.counters().tokensRefunded() - refundedBefore, "what the node gave back, counted");
+        assertEquals(Lease.Outcome.REPLAYED, leases.refund(key, TEN_PER_HOUR, "a", 7, 2).outcome(),
+            "a retried refund gives nothing twice");
+        assertEquals(Lease.Outcome.STALE, leases.lease(key, TEN_PER_HOUR, "a", 7, 3).outcome(),
+            "a late lease under the seq takes nothing: the seq is the refund's now");
+        assertEquals(Lease.Outcome.STALE, leases.refund(key, TEN_PER_HOUR, "a", 6, 2).outcome(), "an older seq");
+        assertEquals(2 + 3 + 2, lease(key, TEN_PER_HOUR, "c", 100).tokens(),
+            "the bucket holds what was left, the given-up grant and the refund, once");
     }
 
     @Test
