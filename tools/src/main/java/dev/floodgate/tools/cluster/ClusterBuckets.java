@@ -54,7 +54,7 @@ public final class ClusterBuckets
         catch (final RedisException ex)
         {
             err.println("floodgate bench: could not delete the run's cluster buckets (" + pattern + ") from " +
-                quota.uri() + ": " + ex.getMessage());
+                quota.shownUri() + ": " + ex.getMessage());
         }
     }
 }

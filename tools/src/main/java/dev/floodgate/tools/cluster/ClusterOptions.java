@@ -73,7 +73,14 @@ public final class ClusterOptions
             throw new ParameterException(spec.commandLine(), "--cluster-window '" + window + "': expected 1ms to " +
                 "7 days (" + TimeUnit.MILLISECONDS.toMinutes(FloodgateConfig.MAX_WINDOW_MS) + "m)");
         }
-        return ClusterQuota.of(uri, action, limit, windowMs, lease,
+        final ClusterQuota quota = ClusterQuota.of(uri, action, limit, windowMs, lease,
             message -> new ParameterException(spec.commandLine(), message));
+        if (!ServerConnection.hasTransportFor(quota.uri()))
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-redis " + quota.shownUri() + ": a unix " +
+                "socket needs Netty's epoll or kqueue transport, which this CLI does not carry; expected " +
+                "redis://host[:port][/database] or rediss://...");
+        }
+        return quota;
     }
 }

@@ -55,8 +55,8 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
         }
         catch (final IllegalArgumentException ex)
         {
-            throw usage.apply("--cluster-redis " + uri + " --cluster-limit " + limit + " per " + windowMs + " ms" +
-                (lease == 0 ? "" : " --cluster-lease " + lease) + ": " + ex.getMessage());
+            throw usage.apply("--cluster-redis " + withoutPassword(uri) + " --cluster-limit " + limit + " per " +
+                windowMs + " ms" + (lease == 0 ? "" : " --cluster-lease " + lease) + ": " + ex.getMessage());
         }
     }
 
@@ -65,6 +65,32 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
     {
         return builder.clusterRedisUri(uri).clusterLimit(action, limit, windowMs).clusterLease(action, lease)
             .clusterFallbackLocal(action, false);
+    }
+
+    /** @return the URI as the CLI prints it, without its password (see {@link #withoutPassword}). */
+    public String shownUri()
+    {
+        return withoutPassword(uri);
+    }
+
+    /**
+     * The engine's rule for its own errors and logs (the URI's "password is never printed"), kept here because the
+     * engine's cluster package is internal.
+     *
+     * @param uri a Redis URI as the operator typed it.
+     * @return it with the user info, cut at the authority's last '@' (a password may hold one), replaced by
+     * {@code ***}; unchanged when it has none.
+     */
+    public static String withoutPassword(final String uri)
+    {
+        final int scheme = uri.indexOf("://");
+        if (scheme < 0)
+        {
+            return uri;
+        }
+        final int slash = uri.indexOf('/', scheme + 3);
+        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
+        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
     }
 
     /** @return the worker command's arguments for this quota. */

@@ -8,6 +8,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.resource.Transports;
 
 import java.time.Duration;
 import java.util.List;
@@ -62,6 +63,16 @@ public final class ServerConnection implements AutoCloseable
             client.shutdown(Duration.ZERO, TIMEOUT);
             throw ex;
         }
+    }
+
+    /**
+     * @param uri a URI Lettuce accepts.
+     * @return false when it names a unix socket and no native transport (epoll, kqueue) is on the class path, as in
+     * the CLI's jar: Lettuce would refuse it inside the first connection, with an {@link IllegalStateException}.
+     */
+    public static boolean hasTransportFor(final String uri)
+    {
+        return RedisURI.create(uri).getSocket() == null || Transports.NativeTransports.isDomainSocketSupported();
     }
 
     /** @param uri a server's URI. @return true when it answers PING. */

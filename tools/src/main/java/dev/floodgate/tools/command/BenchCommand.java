@@ -131,8 +131,8 @@ public final class BenchCommand implements Callable<Integer>
         if (quota != null && !ServerConnection.answers(quota.uri()))
         {
             // at once, rather than a minute later as a worker that never connected
-            throw new CliException(ExitCode.REFUSED, "--cluster-redis " + quota.uri() + ": no Redis answers there " +
-                "(PING); expected a running redis-server");
+            throw new CliException(ExitCode.REFUSED, "--cluster-redis " + quota.shownUri() + ": no Redis answers " +
+                "there (PING); expected a running redis-server");
         }
         // Exact only when no token comes back during the run: one window for the window door, and for the bucket
         // an emission interval (window / limit) longer than the run.
@@ -173,7 +173,7 @@ public final class BenchCommand implements Callable<Integer>
             if (quota != null)
             {
                 out.printf("  cluster quota %,d per %s per key from %s, leased %,d at a time%n", quota.limit(),
-                    Durations.nanos(quota.windowMs() * 1_000_000L), quota.uri(), quota.lease());
+                    Durations.nanos(quota.windowMs() * 1_000_000L), quota.shownUri(), quota.lease());
                 args.addAll(quota.workerArgs());
             }
             final LoadResult result = LoadResult.run(load, scratch, workerJvm(), args, durationNs, warmupNs,
