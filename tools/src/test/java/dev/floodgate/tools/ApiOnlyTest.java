@@ -15,6 +15,6 @@ class ApiOnlyTest
     static final ArchRule usesOnlyTheApiAndTheReader = noClasses()
         .that().resideInAPackage("dev.floodgate.tools..")
         .should().dependOnClassesThat().resideInAnyPackage("dev.floodgate.store..", "dev.floodgate.door..",
-            "dev.floodgate.janitor..", "dev.floodgate.internal..", "net.openhft..")
+            "dev.floodgate.janitor..", "dev.floodgate.cluster..", "dev.floodgate.internal..", "net.openhft..")
         .because("what this module needs from the engine, embedders need too: it belongs in the API");
 }

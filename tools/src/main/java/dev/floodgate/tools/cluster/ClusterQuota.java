@@ -81,7 +81,7 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
      * @return it with the user info, cut at the authority's last '@' (a password may hold one), replaced by
      * {@code ***}; unchanged when it has none.
      */
-    public static String withoutPassword(final String uri)
+    private static String withoutPassword(final String uri)
     {
         final int scheme = uri.indexOf("://");
         if (scheme < 0)
