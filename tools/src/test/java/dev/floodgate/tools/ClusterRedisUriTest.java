@@ -78,6 +78,11 @@ class ClusterRedisUriTest
             assertEquals(0, run.code(), run::toString);
             assertTrue(run.out().contains("from redis://***@127.0.0.1:" + redis.port() + "/0"), run::toString);
             assertFalse(run.out().contains("s3cret") || run.err().contains("s3cret"), run::toString);
+            // a wrong password is not a server that is down: bench said only "no Redis answers there (PING)"
+            final Cli.Result wrong = bench("redis://:wr0ng@127.0.0.1:" + redis.port() + "/0");
+            assertEquals(1, wrong.code(), wrong::toString);
+            assertTrue(wrong.err().contains("WRONGPASS"), wrong::toString);
+            assertFalse(wrong.err().contains("wr0ng"), wrong::toString);
         }
     }
 

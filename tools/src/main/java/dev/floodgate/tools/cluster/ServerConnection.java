@@ -78,13 +78,29 @@ public final class ServerConnection implements AutoCloseable
     /** @param uri a server's URI. @return true when it answers PING. */
     public static boolean answers(final String uri)
     {
+        return whyNotAnswering(uri) == null;
+    }
+
+    /**
+     * @param uri a server's URI.
+     * @return null when it answers PING; else why not, in the words of the innermost failure ("Connection refused",
+     * "WRONGPASS ...", "ERR DB index is out of range"), which name the host and port but never the password.
+     */
+    public static String whyNotAnswering(final String uri)
+    {
         try (ServerConnection server = open(uri))
         {
-            return "PONG".equals(server.commands().ping());
+            final String reply = server.commands().ping();
+            return "PONG".equals(reply) ? null : "PING answered " + reply;
         }
         catch (final RedisException ex)
         {
-            return false;
+            Throwable cause = ex;
+            while (cause.getCause() != null)
+            {
+                cause = cause.getCause();
+            }
+            return String.valueOf(cause.getMessage());
         }
     }
 

@@ -128,11 +128,13 @@ public final class BenchCommand implements Callable<Integer>
                 "represent " + perKey + " per " + windowMs + " ms exactly; expected at most " + BUCKET_MAX_LIMIT +
                 " with limit / gcd(limit, window in ns) at most 1024 (e.g. 1000 or 1024)");
         }
-        if (quota != null && !ServerConnection.answers(quota.uri()))
+        final String notAnswering = quota == null ? null : ServerConnection.whyNotAnswering(quota.uri());
+        if (notAnswering != null)
         {
-            // at once, rather than a minute later as a worker that never connected
+            // at once, rather than a minute later as a worker that never connected; with the reason, as a wrong
+            // password or database is not a server that is down
             throw new CliException(ExitCode.REFUSED, "--cluster-redis " + quota.shownUri() + ": no Redis answers " +
-                "there (PING); expected a running redis-server");
+                "there (PING: " + notAnswering + "); expected a running redis-server that accepts this URI");
         }
         // Exact only when no token comes back during the run: one window for the window door, and for the bucket
         // an emission interval (window / limit) longer than the run.
