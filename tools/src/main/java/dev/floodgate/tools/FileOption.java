@@ -31,16 +31,16 @@ public final class FileOption
     /** @return the engine's default file, honouring {@code floodgate.file} and {@code FLOODGATE_FILE}. */
     public static Path defaultFile()
     {
-        final String property = System.getProperty("floodgate." + FloodgateKeys.KEY_FILE);
-        if (property != null && !property.isBlank())
-        {
-            return Path.of(property.trim());
-        }
-        final String env = System.getenv("FLOODGATE_FILE");
-        if (env != null && !env.isBlank())
-        {
-            return Path.of(env.trim());
-        }
-        return FloodgateConfig.defaultFile();
+        return defaultFile(System.getProperty("floodgate." + FloodgateKeys.KEY_FILE), System.getenv("FLOODGATE_FILE"));
+    }
+
+    /**
+     * The engine's rule for every key ({@code FloodgateConfig.fromEnvironment}): a property that is set wins over
+     * the variable, even when blank, and a blank value means the default.
+     */
+    static Path defaultFile(final String property, final String env)
+    {
+        final String value = property != null ? property : env;
+        return value == null || value.isBlank() ? FloodgateConfig.defaultFile() : Path.of(value.trim());
     }
 }

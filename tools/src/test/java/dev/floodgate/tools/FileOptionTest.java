@@ -1,0 +1,28 @@
+package dev.floodgate.tools;
+
+import dev.floodgate.FloodgateConfig;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The CLI's default table file follows the engine's rule for a key set both ways, or blank. */
+class FileOptionTest
+{
+    @Test
+    void aPropertyWinsOverTheVariable()
+    {
+        assertEquals(Path.of("/p/t.map"), FileOption.defaultFile(" /p/t.map ", "/e/t.map"));
+        assertEquals(Path.of("/e/t.map"), FileOption.defaultFile(null, "/e/t.map"));
+    }
+
+    @Test
+    void aBlankPropertyMeansTheDefaultAsTheEngineReadsIt()
+    {
+        // the engine does not fall back to the variable when the property is set blank; the CLI named another file
+        assertEquals(FloodgateConfig.defaultFile(), FileOption.defaultFile(" ", "/e/t.map"));
+        assertEquals(FloodgateConfig.defaultFile(), FileOption.defaultFile(null, ""));
+        assertEquals(FloodgateConfig.defaultFile(), FileOption.defaultFile(null, null));
+    }
+}
