@@ -159,7 +159,7 @@ public final class FloodgateReader implements AutoCloseable
             tableFull.put(action, header.counterVolatile(FileHeader.tableFullOffset(action)));
             degraded.put(action, header.counterVolatile(FileHeader.degradedOffset(action)));
         }
-        return new TableCounters(header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET),
+        return new TableCounters(segmentEntries(),
             header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
             header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
             Collections.unmodifiableMap(tableFull), Collections.unmodifiableMap(degraded),
@@ -167,6 +167,24 @@ public final class FloodgateReader implements AutoCloseable
             guard.getLongVolatile(GuardRegion.TIMEOUTS_OFFSET), guard.getLongVolatile(GuardRegion.LAST_DEAD_OFFSET),
             guard.getLongVolatile(GuardRegion.TIER_REPAIRS_OFFSET),
             guard.getLongVolatile(GuardRegion.TIER_DIVERGENCES_OFFSET));
+    }
+
+    /**
+     * The segments' entry counts summed, not the file's count: a process killed between a segment's count and the
+     * file's leaves the file's off until a writer's janitor repairs it, and this reader repairs nothing.
+     *
+     * @return entries the segments count, each segment's read atomically (not a snapshot across segments).
+     */
+    private long segmentEntries()
+    {
+        long entries = 0;
+        for (int segment = 0; segment < layout.segments; segment++)
+        {
+            final UnsafeBuffer header = mapping.view(layout.segmentHeadersOffset +
+                (long)segment * layout.segmentHeaderSize, GuardRegion.SEGMENT_ENTRIES_OFFSET + 8, "a segment header");
+            entries += header.getLongVolatile(GuardRegion.SEGMENT_ENTRIES_OFFSET);
+        }
+        return entries;
     }
 
     /** @return segment guards held at this moment (by any process): a table operation in progress, or stopped. */

@@ -8,7 +8,9 @@ import java.util.Map;
  * The table-wide counters of a file's record, each read with a volatile load: each is exact, the set is not a
  * snapshot.
  *
- * @param entryCount     entries the table counts (live and tombstoned).
+ * @param entryCount     entries the table counts (live and tombstoned): the sum of the segments' counts, so a
+ *                       process killed between a segment's count and the file's does not show here (each
+ *                       segment's count read atomically, the sum not a snapshot across segments).
  * @param janitorRuns    janitor passes, by every process.
  * @param reaped         entries the janitor removed.
  * @param tombstoned     entries the janitor or a reset tombstoned, ever.

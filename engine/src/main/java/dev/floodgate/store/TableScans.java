@@ -17,10 +17,12 @@ import java.util.regex.Pattern;
 
 /**
  * Whole-table scans for writers (the janitor, resets): one segment at a time under that segment's guard, so a
- * scan holds up only the cold checks of the segment it is in. Each scan of a segment also brings the file's entry
- * count back in line with what the segment holds (a process killed between an insert and its count leaves it
- * off), by adding the difference, so counts moved by other segments meanwhile are never overwritten. Each scan
- * is counted in and out of the table's {@link Operations}, so a closing table waits for it. Thread-safe.
+ * scan holds up only the cold checks of the segment it is in. Each scan of a segment also brings the segment's and
+ * the file's entry counts back in line with what the segment holds (a process killed between an insert and its
+ * counts leaves them off), by adding the difference, so counts moved by other segments meanwhile are never
+ * overwritten; the janitor's scan then repairs the file's count where a process died between the segment's count
+ * and the file's ({@link EntryTotalRepair}). Each scan is counted in and out of the table's {@link Operations}, so a
+ * closing table waits for it. Thread-safe.
  */
 public final class TableScans
 {
@@ -33,6 +35,7 @@ public final class TableScans
     private final GuardRegion region;
     private final FileHeader header;
     private final Operations operations;
+    private final EntryTotalRepair totalRepair;
 
     TableScans(final Path file, final ChronicleMap<byte[], byte[]> map, final TableGuard guard,
         final FileHeader header, final Operations operations)
@@ -43,11 +46,14 @@ public final class TableScans
         this.region = guard.region();
         this.header = header;
         this.operations = operations;
+        this.totalRepair = new EntryTotalRepair(file, guard, header);
     }
 
     /**
      * Visits every quota entry in place, one segment at a time under its guard (the janitor's scan: it runs often
-     * and must not make garbage). Also keeps the file's entry count exact. A segment whose guard a live process
+     * and must not make garbage). Also keeps the segments' and the file's entry counts exact: a scan that skipped no
+     * segment ends with {@link EntryTotalRepair#repairAfterTakeovers}, which takes every segment's guard at once for
+     * a moment when a process has died inside a guard since its last repair. A segment whose guard a live process
      * holds for {@link QuotaTable#CHECK_TIMEOUT_NANOS} (stopped inside an operation) is skipped: a stopped process
      * holds up what it holds, not the whole scan.
      *
@@ -59,7 +65,13 @@ public final class TableScans
         operations.enter();
         try
         {
-            return scanInPlace(visitor);
+            final int skipped = scanInPlace(visitor);
+            if (skipped == 0)
+            {
+                // with a segment held that long, the repair would hold up every other segment in vain
+                totalRepair.repairAfterTakeovers();
+            }
+            return skipped;
         }
         finally
         {
@@ -98,6 +110,12 @@ public final class TableScans
         {
             operations.exit();
         }
+    }
+
+    /** @return the repair of the file's entry count this scanner's in-place scans end with; for tests. */
+    EntryTotalRepair totalRepair()
+    {
+        return totalRepair;
     }
 
     private int scanInPlace(final InPlaceVisitor visitor)

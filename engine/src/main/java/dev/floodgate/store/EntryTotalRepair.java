@@ -1,0 +1,121 @@
+package dev.floodgate.store;
+
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Brings the file's entry count ({@link FileHeader#ENTRY_COUNT_OFFSET}, which an insert tests against the capacity)
+ * back to the sum of the segments' counts ({@link GuardRegion#segmentEntries}) after a process died between the two.
+ *
+ * <p>An insert, a removal and a scan's recount move a segment's count, then the file's, under that segment's guard.
+ * A process killed between the two leaves the file's count off by one, and no single segment shows it: the scan's
+ * recount compares a segment's entries with the segment's own count, which is right. The file's count is shared by
+ * every segment and moved by atomic adds that record nothing of who made them, so the difference can only be taken
+ * where no operation is between its two counts anywhere: with every segment's guard held at once. That holds up
+ * every cold check of the table while it lasts: a compare-and-set and a load per segment (16 segments at the
+ * default capacity of 100,000, 256 at 1,000,000), microseconds, which checks wait out; they give up (50 ms) only if
+ * this thread is descheduled or stopped in it. So it is done only when a difference can have arisen: a process dying
+ * inside a guard is the only way, and its guard is taken over before anyone touches its segment again, which
+ * {@link TableGuard#repairs} counts. The janitor's scan takes every segment's guard in turn, so a pass that finds
+ * that count moved (or the first pass of a process: drift from before this repair, or from a version without it)
+ * runs one.
+ *
+ * <p>Thread-safe. The guards are taken in segment order, so two repairs (two processes' janitors) cannot deadlock;
+ * every other holder holds one segment's guard and waits for nothing but the allocation guard, whose holder waits
+ * for no segment. They are all given up after {@link #BUDGET_NANOS}: a live process holding a segment longer (stopped)
+ * does not hold up the rest of the table behind this repair, which is tried again on the next pass.
+ */
+final class EntryTotalRepair
+{
+    /** How long all the guards may take to get; well below a check's wait ({@link QuotaTable#CHECK_TIMEOUT_NANOS}). */
+    static final long BUDGET_NANOS = QuotaTable.CHECK_TIMEOUT_NANOS / 10;
+    private static final System.Logger LOG = System.getLogger("dev.floodgate");
+    private static final long NEVER = -1;
+
+    private final Path file;
+    private final TableGuard guard;
+    private final GuardRegion region;
+    private final FileHeader header;
+    /** The guards' takeover count when the file's count was last found equal to the segments' sum. */
+    private final AtomicLong repairsAtLastSum = new AtomicLong(NEVER);
+
+    EntryTotalRepair(final Path file, final TableGuard guard, final FileHeader header)
+    {
+        this.file = file;
+        this.guard = guard;
+        this.region = guard.region();
+        this.header = header;
+    }
+
+    /**
+     * Repairs the file's count when a guard has been taken over from a dead process since the last repair. Call with
+     * no guard held.
+     *
+     * @return true when the count is known to be the segments' sum as of the takeovers counted now; false when a
+     * segment stayed held for {@link #BUDGET_NANOS} (try again later).
+     */
+    boolean repairAfterTakeovers()
+    {
+        final long seen = repairsAtLastSum.get();
+        final long repairs = guard.repairs(); // before the guards: a takeover after it makes the next call sum again
+        if (repairs == seen)
+        {
+            return true;
+        }
+        if (!repairNow())
+        {
+            return false;
+        }
+        repairsAtLastSum.compareAndSet(seen, repairs);
+        return true;
+    }
+
+    /**
+     * Sets the file's count to the segments' sum, under every segment's guard at once. Call with no guard held.
+     *
+     * @return false when a segment stayed held for {@link #BUDGET_NANOS}: nothing was done.
+     */
+    boolean repairNow()
+    {
+        final int segments = guard.segments();
+        final long start = System.nanoTime();
+        int held = 0;
+        long before = 0;
+        long sum = 0;
+        try
+        {
+            while (held < segments)
+            {
+                final long left = BUDGET_NANOS - (System.nanoTime() - start);
+                if (left <= 0 || !guard.acquireSegment(held, left))
+                {
+                    return false;
+                }
+                held++;
+            }
+            // every count moves under a segment's guard: nothing moves either count now
+            for (int segment = 0; segment < segments; segment++)
+            {
+                sum += region.segmentEntries(segment);
+            }
+            before = header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET);
+            if (sum != before)
+            {
+                header.addCounter(FileHeader.ENTRY_COUNT_OFFSET, sum - before);
+            }
+        }
+        finally
+        {
+            while (held > 0)
+            {
+                guard.releaseSegment(--held);
+            }
+        }
+        if (sum != before)
+        {
+            LOG.log(System.Logger.Level.WARNING, "{0}: the file''s entry count was {1}, its segments hold {2} (a " +
+                "process died between the two counts); repaired", file, before, sum);
+        }
+        return true;
+    }
+}
