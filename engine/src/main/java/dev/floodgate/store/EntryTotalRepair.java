@@ -14,11 +14,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * where no operation is between its two counts anywhere: with every segment's guard held at once. That holds up
  * every cold check of the table while it lasts: a compare-and-set and a load per segment (16 segments at the
  * default capacity of 100,000, 256 at 1,000,000), microseconds, which checks wait out; they give up (50 ms) only if
- * this thread is descheduled or stopped in it. So it is done only when a difference can have arisen: a process dying
- * inside a guard is the only way, and its guard is taken over before anyone touches its segment again, which
- * {@link TableGuard#repairs} counts. The janitor's scan takes every segment's guard in turn, so a pass that finds
- * that count moved (or the first pass of a process: drift from before this repair, or from a version without it)
- * runs one.
+ * this thread is descheduled, paused by a GC or stopped in it, and then every segment's cold checks do: the node-wide
+ * stall a stopped process must never cause. So it runs only when a difference is there: the janitor's scan compares
+ * the segments' sum with the file's count without any guard at the end of each pass ({@link #repairIfDrifted}), and
+ * holds every guard only when the same difference is seen at the end of two passes in a row. An operation between its
+ * two counts makes an unguarded difference for nanoseconds, and it is finished by the next pass; a process that died
+ * there leaves the same difference pass after pass, whenever it died (before this process opened the file, or under
+ * an engine version without the repair). So the table-wide hold follows a crash inside a guard, and nothing else
+ * (but for the rare pass that meets the same in-flight difference twice, which only costs the hold).
  *
  * <p>Thread-safe. The guards are taken in segment order, so two repairs (two processes' janitors) cannot deadlock;
  * every other holder holds one segment's guard and waits for nothing but the allocation guard, whose holder waits
@@ -30,14 +33,13 @@ final class EntryTotalRepair
     /** How long all the guards may take to get; well below a check's wait ({@link QuotaTable#CHECK_TIMEOUT_NANOS}). */
     static final long BUDGET_NANOS = QuotaTable.CHECK_TIMEOUT_NANOS / 10;
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
-    private static final long NEVER = -1;
 
     private final Path file;
     private final TableGuard guard;
     private final GuardRegion region;
     private final FileHeader header;
-    /** The guards' takeover count when the file's count was last found equal to the segments' sum. */
-    private final AtomicLong repairsAtLastSum = new AtomicLong(NEVER);
+    /** The segments' sum less the file's count, unguarded, at the end of the last pass; 0 when none was seen. */
+    private final AtomicLong lastDrift = new AtomicLong();
 
     EntryTotalRepair(final Path file, final TableGuard guard, final FileHeader header)
     {
@@ -48,17 +50,17 @@ final class EntryTotalRepair
     }
 
     /**
-     * Repairs the file's count when a guard has been taken over from a dead process since the last repair. Call with
-     * no guard held.
+     * Repairs the file's count when the segments' sum differed from it, by the same amount, at the end of this pass
+     * and the last one (the class comment says why twice). Call with no guard held, at the end of a pass.
      *
-     * @return true when the count is known to be the segments' sum as of the takeovers counted now; false when a
-     * segment stayed held for {@link #BUDGET_NANOS} (try again later).
+     * @return false when a repair was due and a segment stayed held for {@link #BUDGET_NANOS} (tried again at the
+     * next pass); true otherwise.
      */
-    boolean repairAfterTakeovers()
+    boolean repairIfDrifted()
     {
-        final long seen = repairsAtLastSum.get();
-        final long repairs = guard.repairs(); // before the guards: a takeover after it makes the next call sum again
-        if (repairs == seen)
+        final long drift = unguardedDrift();
+        final long before = lastDrift.getAndSet(drift);
+        if (drift == 0 || drift != before)
         {
             return true;
         }
@@ -66,8 +68,19 @@ final class EntryTotalRepair
         {
             return false;
         }
-        repairsAtLastSum.compareAndSet(seen, repairs);
+        lastDrift.compareAndSet(drift, 0);
         return true;
+    }
+
+    /** @return the segments' sum less the file's count, each loaded volatile with no guard held: not a snapshot. */
+    long unguardedDrift()
+    {
+        long sum = 0;
+        for (int segment = 0, segments = guard.segments(); segment < segments; segment++)
+        {
+            sum += region.segmentEntriesVolatile(segment);
+        }
+        return sum - header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET);
     }
 
     /**

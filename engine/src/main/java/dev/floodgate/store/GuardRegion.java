@@ -102,6 +102,12 @@ public final class GuardRegion
         return segments[segment].getLong(SEGMENT_ENTRIES_OFFSET);
     }
 
+    /** @param segment any segment, no guard held. @return the Floodgate entries it records, volatile (it may move). */
+    long segmentEntriesVolatile(final int segment)
+    {
+        return segments[segment].getLongVolatile(SEGMENT_ENTRIES_OFFSET);
+    }
+
     /** @param segment a segment whose guard this thread holds. @param delta entries added (or removed). */
     void addSegmentEntries(final int segment, final long delta)
     {

@@ -52,8 +52,8 @@ public final class TableScans
     /**
      * Visits every quota entry in place, one segment at a time under its guard (the janitor's scan: it runs often
      * and must not make garbage). Also keeps the segments' and the file's entry counts exact: a scan that skipped no
-     * segment ends with {@link EntryTotalRepair#repairAfterTakeovers}, which takes every segment's guard at once for
-     * a moment when a process has died inside a guard since its last repair. A segment whose guard a live process
+     * segment ends with {@link EntryTotalRepair#repairIfDrifted}, which takes every segment's guard at once for
+     * a moment when the file's count has stayed apart from the segments' sum (a process died between the two). A segment whose guard a live process
      * holds for {@link QuotaTable#CHECK_TIMEOUT_NANOS} (stopped inside an operation) is skipped: a stopped process
      * holds up what it holds, not the whole scan.
      *
@@ -69,7 +69,7 @@ public final class TableScans
             if (skipped == 0)
             {
                 // with a segment held that long, the repair would hold up every other segment in vain
-                totalRepair.repairAfterTakeovers();
+                totalRepair.repairIfDrifted();
             }
             return skipped;
         }
