@@ -160,6 +160,16 @@ public final class FloodgateCli implements Runnable
         }
     }
 
+    /**
+     * @return where a usage error's reader learns more: the command's {@code --help}, when it has one (the hidden
+     * {@code worker}, internal to demo and bench, has none: its errors pointed at it).
+     */
+    private static String seeHelp(final CommandLine command)
+    {
+        final String name = command.getCommandSpec().qualifiedName();
+        return command.getCommandSpec().optionsMap().containsKey("--help") ? " (see " + name + " --help)" : "";
+    }
+
     /** @return the configured command line: exit codes and one-line error messages. */
     public static CommandLine newCommandLine()
     {
@@ -186,7 +196,7 @@ public final class FloodgateCli implements Runnable
                 !failed.getSubcommands().isEmpty() && failed.getParseResult().subcommand() == null ?
                 "; expected one of " + commands(failed) : "";
             failed.getErr().println(failed.getCommandSpec().qualifiedName() + ": " + ex.getMessage() + commands +
-                " (see " + failed.getCommandSpec().qualifiedName() + " --help)");
+                seeHelp(failed));
             failed.getErr().flush();
             return ExitCode.USAGE;
         });
@@ -214,7 +224,7 @@ public final class FloodgateCli implements Runnable
             }
             else if (ex instanceof CommandLine.ParameterException usage)
             {
-                err.println(name + ": " + usage.getMessage() + " (see " + name + " --help)");
+                err.println(name + ": " + usage.getMessage() + seeHelp(failed));
                 code = ExitCode.USAGE;
             }
             else

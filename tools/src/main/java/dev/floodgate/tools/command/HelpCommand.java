@@ -14,7 +14,8 @@ import java.util.Map;
 /**
  * {@code help [COMMAND...]}: the help of the command it is under, or of the command the names lead to through
  * its subcommands ({@code help policy set}). Picocli's own help command takes one name and ignores the rest, so
- * {@code help policy set} printed {@code policy}'s help; a name that leads nowhere is a usage error naming it.
+ * {@code help policy set} printed {@code policy}'s help; a name that leads nowhere is a usage error naming it, and
+ * so is a hidden command's ({@code worker}, internal to demo and bench: picocli's help showed it).
  */
 @Command(name = "help", helpCommand = true,
     description = "Shows a command's help: 'help' alone this command's, 'help COMMAND [SUBCOMMAND...]' that " +
@@ -48,7 +49,7 @@ public final class HelpCommand implements Runnable, CommandLine.IHelpCommandInit
         for (final String name : names)
         {
             final CommandLine sub = shown.getSubcommands().get(name);
-            if (sub == null)
+            if (sub == null || sub.getCommandSpec().usageMessage().hidden()) // internal: not offered, not shown
             {
                 final List<String> offered = offered(shown);
                 throw new ParameterException(shown, offered.isEmpty() ? "no help for '" + name + "': " +
