@@ -6,7 +6,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -47,8 +46,7 @@ final class LockFileOpener
             }
             catch (final FileSystemException ex)
             {
-                // EACCES, or EPERM: an immutable directory, which stops root too
-                if (ex instanceof AccessDeniedException || String.valueOf(ex.getReason()).contains("not permitted"))
+                if (DirectoryAccess.isDenial(ex))
                 {
                     requireWritableDirectory(path, ex);
                 }
@@ -64,15 +62,20 @@ final class LockFileOpener
     }
 
     /**
-     * @throws FloodgateFileException naming the directory of {@code path} when this user may not write it.
+     * @throws FloodgateFileException naming the directory of {@code path} when this user may not write it; saying
+     * whether the table is made there too, or only its lock file (a table that exists, opened by {@code reset}).
      */
     private static void requireWritableDirectory(final Path path, final IOException ex)
     {
-        final Path dir = path.toAbsolutePath().getParent();
-        if (dir != null && Files.isDirectory(dir) && !Files.isWritable(dir))
+        final Path dir = DirectoryAccess.unwritableAncestor(path);
+        if (dir != null && dir.equals(path.toAbsolutePath().getParent()))
         {
-            throw new FloodgateFileException(dir, "not writable by this user (the table and its lock file, " +
-                path.getFileName() + ", are made there)", ex);
+            final String name = path.getFileName().toString();
+            final boolean tableExists = name.endsWith(".lock") &&
+                Files.exists(path.resolveSibling(name.substring(0, name.length() - ".lock".length())));
+            throw new FloodgateFileException(dir, "not writable by this user (" + (tableExists ?
+                "the table's lock file, " + name + ", is made there)" :
+                "the table and its lock file, " + name + ", are made there)"), ex);
         }
     }
 

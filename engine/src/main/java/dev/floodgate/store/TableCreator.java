@@ -55,7 +55,12 @@ final class TableCreator
             .skipCloseOnExitHook(true);
     }
 
-    /** Makes the table's directory when absent, as a new table's permissions say. */
+    /**
+     * Makes the table's directory when absent, as a new table's permissions say.
+     *
+     * @throws FloodgateFileException naming the directory above it that this user may not write, when that is why it
+     * cannot be made (the user never named the missing directory under it, nor its file).
+     */
     static void makeDirectory(final Path file, final boolean groupReadable)
     {
         final Path dir = file.toAbsolutePath().getParent();
@@ -69,6 +74,12 @@ final class TableCreator
         }
         catch (final IOException ex)
         {
+            final Path denied = DirectoryAccess.isDenial(ex) ? DirectoryAccess.unwritableAncestor(dir) : null;
+            if (denied != null)
+            {
+                throw new FloodgateFileException(denied, "not writable by this user (the table's directory, " +
+                    denied.relativize(dir) + ", is made there)", ex);
+            }
             throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
         }
     }

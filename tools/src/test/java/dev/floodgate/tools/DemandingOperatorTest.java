@@ -1,11 +1,18 @@
 package dev.floodgate.tools;
 
+import dev.floodgate.Floodgate;
+import dev.floodgate.FloodgateConfig;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +27,75 @@ class DemandingOperatorTest
 {
     @TempDir
     Path dir;
+
+    /**
+     * {@code reset} and {@code policy set} on a table they may write, in a directory they may not (so its lock file,
+     * absent, cannot be made there), named the directory, with exit code 3: "a missing, unreadable or foreign file",
+     * where the help and README give "not writable" as exit code 1, and a table the user cannot write is refused so.
+     * The message also said "the table and its lock file are made there" of a table that exists. Now exit 1, the
+     * lock file alone named as made there, and what was not done; the table's bytes are as they were.
+     */
+    @Test
+    void aWritableTableInADirectoryTheUserCannotWriteIsRefusedAsNotWritable() throws Exception
+    {
+        final Path readOnly = Files.createDirectory(dir.resolve("ro"));
+        final Path table = readOnly.resolve("t.map");
+        Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(1_000).build());
+        Files.delete(readOnly.resolve("t.map.lock"));
+        final byte[] before = Files.readAllBytes(table);
+        final boolean immutable = ResetCommandTest.makeUnwritable(readOnly);
+        try
+        {
+            Assumptions.assumeFalse(Files.isWritable(readOnly), "cannot make a directory unwritable for this user");
+            Assumptions.assumeTrue(Files.isWritable(table), "the table in it must stay writable");
+            final Cli.Result reset = Cli.run("reset", "alice", "publish", "--file", table.toString());
+            assertEquals(1, reset.code(), reset::toString);
+            assertEquals("floodgate reset: " + readOnly + ": not writable by this user (the table's lock file, " +
+                "t.map.lock, is made there), so nothing was reset (run as the brokers' user)\n", reset.err());
+            final Cli.Result policy = Cli.run("policy", "set", "publish.limit=5", "--file", table.toString());
+            assertEquals(1, policy.code(), policy::toString);
+            assertEquals("floodgate policy set: " + readOnly + ": not writable by this user (the table's lock " +
+                "file, t.map.lock, is made there), so the policy was not changed (run as the brokers' user)\n",
+                policy.err());
+            assertEquals("", reset.out() + policy.out());
+        }
+        finally
+        {
+            ResetCommandTest.makeWritable(readOnly, immutable);
+        }
+        assertArrayEquals(before, Files.readAllBytes(table), "the table changed");
+        assertEquals(List.of(table), list(readOnly), "nothing made beside it");
+    }
+
+    /**
+     * {@code demo --file DIR/a/b/new.map}, DIR a directory the user cannot write, said "DIR/a/b/new.map: cannot be
+     * created: permission denied (DIR/a)", exit 3: neither the directory to fix nor "not writable", as the same path
+     * one level up says. Now it names DIR, the directories that were to be made there, and exits 1 (bench the
+     * same, and a broker's open: the engine's message).
+     */
+    @Test
+    void aMissingDirectoryUnderOneTheUserCannotWriteNamesThatOne() throws Exception
+    {
+        final Path readOnly = Files.createDirectory(dir.resolve("ro"));
+        final boolean immutable = ResetCommandTest.makeUnwritable(readOnly);
+        try
+        {
+            Assumptions.assumeFalse(Files.isWritable(readOnly), "cannot make a directory unwritable for this user");
+            for (final String command : new String[] {"demo", "bench"})
+            {
+                final Cli.Result run = Cli.run(command, "--file", readOnly.resolve("a/b/new.map").toString());
+                assertEquals(1, run.code(), run::toString);
+                assertEquals("floodgate " + command + ": " + readOnly + ": not writable by this user (the table's " +
+                    "directory, a/b, is made there)\n", run.err());
+                assertEquals("", run.out(), run::toString);
+            }
+        }
+        finally
+        {
+            ResetCommandTest.makeWritable(readOnly, immutable);
+        }
+        assertEquals(List.of(), list(readOnly), "nothing made there");
+    }
 
     /**
      * {@code help worker} printed the usage of the hidden {@code worker} command (internal: the JVMs demo and
@@ -39,5 +115,13 @@ class DemandingOperatorTest
         assertEquals(2, worker.code(), worker::toString);
         assertTrue(worker.err().startsWith("floodgate worker: Missing required options"), worker::toString);
         assertTrue(!worker.err().contains("--help"), "no help to see: " + worker);
+    }
+
+    private static List<Path> list(final Path directory) throws Exception
+    {
+        try (Stream<Path> paths = Files.list(directory))
+        {
+            return paths.sorted().toList();
+        }
     }
 }

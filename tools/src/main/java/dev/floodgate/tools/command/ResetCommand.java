@@ -58,7 +58,7 @@ public final class ResetCommand implements Callable<Integer>
         }
         catch (final FloodgateFileException ex)
         {
-            throw TableFiles.fileProblem(ex);
+            throw TableFiles.writeProblem(ex, WriteAccess.advice("nothing was reset"));
         }
         final String who = Escape.label(identifier) + " " + ActionConverter.name(action);
         spec.commandLine().getOut().println(removed.isEmpty() ? "reset " + who + ": nothing to clear (no state)" :

@@ -25,8 +25,16 @@ final class WriteAccess
     {
         if (!Files.isWritable(file))
         {
-            throw new CliException(ExitCode.REFUSED, file + ": not writable by this user, so " + unchanged +
-                " (run as the brokers' user)");
+            throw new CliException(ExitCode.REFUSED, file + ": not writable by this user, " + advice(unchanged));
         }
+    }
+
+    /**
+     * @param unchanged what a refusal leaves undone, e.g. "nothing was reset".
+     * @return what a refusal for want of write access adds to its cause.
+     */
+    static String advice(final String unchanged)
+    {
+        return "so " + unchanged + " (run as the brokers' user)";
     }
 }

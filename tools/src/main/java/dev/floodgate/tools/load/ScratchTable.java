@@ -57,7 +57,8 @@ public final class ScratchTable implements AutoCloseable
      *                 for the table (a container's 64 MB {@code /dev/shm}), is the system's temporary directory,
      *                 said on standard error.
      * @return the scratch table.
-     * @throws CliException exit code 1 when {@code file} exists, 3 when it cannot be created.
+     * @throws CliException exit code 1 when {@code file} exists or this user may not write where it is made, 3
+     * when it cannot be created otherwise.
      */
     public static ScratchTable create(final Path file, final long capacity, final String prefix, final Path parent)
     {
@@ -94,7 +95,7 @@ public final class ScratchTable implements AutoCloseable
         catch (final FloodgateFileException ex)
         {
             scratch.close(); // nothing of ours stays behind
-            throw TableFiles.fileProblem(ex);
+            throw TableFiles.writeProblem(ex, "");
         }
         catch (final RuntimeException | Error ex)
         {

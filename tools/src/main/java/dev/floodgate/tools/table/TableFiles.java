@@ -6,6 +6,8 @@ import dev.floodgate.TableBusyException;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
 
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -92,6 +94,40 @@ public final class TableFiles
             return new CliException(ExitCode.REFUSED, "table busy, try again: " + oneLine(busy.getMessage()));
         }
         return new CliException(ExitCode.FILE, oneLine(ex.getMessage()));
+    }
+
+    /**
+     * The problem a writing command met opening or making a table. Where this user may not write what the engine
+     * must (the table's directory, its lock file), it is refused as an unwritable table is: exit code 1 (a refused
+     * operation), not 3 (a bad file), and {@code unchanged} says what was not done.
+     *
+     * @param ex        why the engine could not open or make a table.
+     * @param unchanged what the refusal leaves undone, as the command would say it (e.g. "so nothing was reset
+     *                  (run as the brokers' user)"), or empty.
+     * @return the failure to report.
+     */
+    public static CliException writeProblem(final FloodgateFileException ex, final String unchanged)
+    {
+        if (deniedWriting(ex))
+        {
+            return new CliException(ExitCode.REFUSED, oneLine(ex.getMessage()) +
+                (unchanged.isEmpty() ? "" : ", " + unchanged));
+        }
+        return fileProblem(ex);
+    }
+
+    /** @return true when the file system refused this user (EACCES, or EPERM: an immutable directory or file). */
+    private static boolean deniedWriting(final Throwable ex)
+    {
+        for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause())
+        {
+            if (cause instanceof AccessDeniedException ||
+                cause instanceof FileSystemException fs && String.valueOf(fs.getReason()).contains("not permitted"))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String oneLine(final String message)
