@@ -56,7 +56,9 @@ final class LockFileOpener
         }
         catch (final IOException ex)
         {
-            throw new FloodgateFileException(path, "cannot be opened for writing: " + ex.getMessage() +
+            // a denial's message is the path alone: "LOCK: cannot be opened for writing: LOCK" said nothing of why
+            throw new FloodgateFileException(path, (DirectoryAccess.isDenial(ex) ? "not writable by this user" :
+                "cannot be opened for writing: " + ex.getMessage()) +
                 " (every process that checks limits needs write access to the table and its lock file)", ex);
         }
     }
@@ -95,7 +97,9 @@ final class LockFileOpener
         }
         catch (final IOException ex)
         {
-            throw new FloodgateFileException(path, "cannot be read: " + ex.getMessage(), ex);
+            throw new FloodgateFileException(path, DirectoryAccess.isDenial(ex) ? "not readable by this user (the " +
+                "processes attached to a table are counted from its lock file: a reader needs read access to it as " +
+                "to the table)" : "cannot be read: " + ex.getMessage(), ex);
         }
     }
 

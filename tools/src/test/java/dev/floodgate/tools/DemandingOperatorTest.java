@@ -117,6 +117,36 @@ class DemandingOperatorTest
         assertTrue(!worker.err().contains("--help"), "no help to see: " + worker);
     }
 
+    /**
+     * {@code reset} on a table it may write whose lock file it may not said "LOCK: cannot be opened for writing: LOCK
+     * (every process ...)" (as root, whom only an immutable file stops: "...: LOCK: Operation not permitted"): the
+     * path twice and never why. It now says the lock file is not writable by this user; exit 1, nothing changed.
+     */
+    @Test
+    void aLockFileTheUserCannotWriteIsSaidSo() throws Exception
+    {
+        final Path table = dir.resolve("t.map");
+        final Path lock = dir.resolve("t.map.lock");
+        Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(1_000).build());
+        final byte[] before = Files.readAllBytes(table);
+        final boolean immutable = ResetCommandTest.makeUnwritable(lock);
+        try
+        {
+            Assumptions.assumeFalse(Files.isWritable(lock), "cannot make a file unwritable for this user here");
+            final Cli.Result reset = Cli.run("reset", "alice", "publish", "--file", table.toString());
+            assertEquals(1, reset.code(), reset::toString);
+            assertEquals("floodgate reset: " + lock + ": not writable by this user (every process that checks " +
+                "limits needs write access to the table and its lock file), so nothing was reset (run as the " +
+                "brokers' user)\n", reset.err());
+            assertEquals("", reset.out());
+        }
+        finally
+        {
+            ResetCommandTest.makeWritable(lock, immutable);
+        }
+        assertArrayEquals(before, Files.readAllBytes(table), "the table changed");
+    }
+
     private static List<Path> list(final Path directory) throws Exception
     {
         try (Stream<Path> paths = Files.list(directory))
