@@ -112,11 +112,16 @@ public final class DemoCommand implements Callable<Integer>
         LoadOptions.requireRange(spec, "--ips", ips, 1, 1000);
         LoadOptions.requireRange(spec, "--publish-limit", publishLimit, 1, FloodgateConfig.MAX_LIMIT);
         LoadOptions.requireRange(spec, "--auth-limit", authLimit, 1, FloodgateConfig.MAX_LIMIT);
-        if (WINDOW_MS / 1000 / authLimit <= seconds + 60L)
+        final long tokenBackSeconds = WINDOW_MS / 1000 / authLimit;
+        if (tokenBackSeconds <= seconds + 60L)
         {
-            // the exact expectation needs no token back during the run: one per WINDOW_MS / authLimit
-            throw new ParameterException(spec.commandLine(), "--auth-limit " + authLimit + ": a login token would " +
-                "come back during the run; expected at most " + WINDOW_MS / 1000 / (seconds + 61L));
+            // the exact expectation needs no token back during the run (a minute allowed for its start): one per
+            // WINDOW_MS / authLimit. Both options are named: `demo --seconds 300` named only --auth-limit, its default
+            final long maxSeconds = tokenBackSeconds - 61L;
+            throw new ParameterException(spec.commandLine(), "--auth-limit " + authLimit + " with --seconds " +
+                seconds + ": a login token would come back during the run (one every " + tokenBackSeconds +
+                " s, a run may take a minute more than --seconds to start); expected --auth-limit at most " +
+                WINDOW_MS / 1000 / (seconds + 61L) + (maxSeconds >= 1 ? ", or --seconds at most " + maxSeconds : ""));
         }
         final PrintWriter out = spec.commandLine().getOut();
         final long durationNs = TimeUnit.SECONDS.toNanos(seconds);
