@@ -80,7 +80,9 @@ final class TableCreator
                 throw new FloodgateFileException(denied, "not writable by this user (the table's directory, " +
                     denied.relativize(dir) + ", is made there)", ex);
             }
-            throw new FloodgateFileException(file, "cannot be created: " + describe(ex), ex);
+            // a directory to be made is a file (--file t.map/x.map): the exception's message is its path alone
+            throw new FloodgateFileException(file, "cannot be created: " + (ex instanceof FileAlreadyExistsException ?
+                ((FileAlreadyExistsException)ex).getFile() + " is not a directory" : describe(ex)), ex);
         }
     }
 
@@ -295,7 +297,10 @@ final class TableCreator
 
     static String describe(final Exception ex)
     {
-        return ex instanceof java.nio.file.AccessDeniedException ? "permission denied (" + ex.getMessage() + ")" :
-            String.valueOf(ex.getMessage() == null ? ex : ex.getMessage());
+        if (ex instanceof java.nio.file.AccessDeniedException)
+        {
+            return "permission denied (" + ex.getMessage() + ")";
+        }
+        return String.valueOf(ex.getMessage() == null ? ex : ex.getMessage());
     }
 }

@@ -163,6 +163,30 @@ class DemandingOperatorTest
         assertEquals("", demo.out());
     }
 
+    /**
+     * {@code demo --file t.map/x.map}, t.map a table (a path through a regular file), printed two errors: "could not
+     * remove /tmp/floodgate-demo-...: ...: Not a directory" and "t.map/x.map: cannot be created: t.map" (why not, unsaid),
+     * and left that temporary directory in /tmp: the removal of the table at the path failed first and skipped it.
+     * Now one line saying t.map is not a directory, exit 3, and nothing left behind (bench the same).
+     */
+    @Test
+    void aPathThroughAFileIsOneErrorAndLeavesNothingBehind() throws Exception
+    {
+        final Path table = Files.writeString(dir.resolve("t.map"), "not a directory");
+        final Path tmp = Files.createDirectory(dir.resolve("tmp"));
+        for (final String command : new String[] {"demo", "bench"})
+        {
+            // the child's java.io.tmpdir is the test's, so what the command leaves there is seen
+            final Cli.Result run = CliProcess.run(dir, java.util.Map.of("JAVA_TOOL_OPTIONS",
+                "-Djava.io.tmpdir=" + tmp), command, "--file", table.resolve("x.map").toString());
+            assertEquals(3, run.code(), run::toString);
+            assertEquals("floodgate " + command + ": " + table.resolve("x.map") + ": cannot be created: " + table +
+                " is not a directory\n", run.err().replaceAll("(?m)^Picked up JAVA_TOOL_OPTIONS: .*\n", ""));
+            assertEquals(List.of(), list(tmp), command + " left its temporary directory");
+        }
+        assertEquals("not a directory", Files.readString(table));
+    }
+
     private static List<Path> list(final Path directory) throws Exception
     {
         try (Stream<Path> paths = Files.list(directory))

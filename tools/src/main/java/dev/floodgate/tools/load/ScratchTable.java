@@ -176,7 +176,9 @@ public final class ScratchTable implements AutoCloseable
         removed = true;
         try
         {
-            if (!ownsDir)
+            // a path under a regular file (--file t.map/x.map) holds nothing, and deleting there fails (ENOTDIR):
+            // that failure skipped the temporary directory below, left in /tmp with a second line of error
+            if (!ownsDir && Files.isDirectory(file.toAbsolutePath().getParent()))
             {
                 delete(file);
                 delete(file.resolveSibling(file.getFileName() + ".lock")); // the engine's, beside every table
