@@ -187,6 +187,29 @@ class DemandingOperatorTest
         assertEquals("not a directory", Files.readString(table));
     }
 
+    /**
+     * {@code policy set publish.limit=5} on a table no JVM has opened yet ({@code Floodgate.createFile}: no policy
+     * to change) exited 3, "a missing, unreadable or foreign file", for a table that is none of these: it is
+     * refused (exit 1) until a broker publishes the first policy, the file unchanged. A malformed change is still
+     * named first (exit 2).
+     */
+    @Test
+    void policySetOnATableWithNoPolicyYetIsRefused() throws Exception
+    {
+        final Path table = dir.resolve("t.map");
+        Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(1_000).build());
+        final byte[] before = Files.readAllBytes(table);
+        final Cli.Result set = Cli.run("policy", "set", "publish.limit=5", "--file", table.toString());
+        assertEquals(1, set.code(), set::toString);
+        assertEquals("floodgate policy set: " + table + ": has no policy yet (the first JVM to open it publishes " +
+            "one), so the policy was not changed; try again once a broker has opened it\n", set.err());
+        final Cli.Result typo = Cli.run("policy", "set", "publish.limt=5", "--file", table.toString());
+        assertEquals(2, typo.code(), typo::toString);
+        assertTrue(typo.err().contains("'publish.limt=5': unknown key 'limt'"), typo::toString);
+        assertEquals("", set.out() + typo.out());
+        assertArrayEquals(before, Files.readAllBytes(table), "the table changed");
+    }
+
     private static List<Path> list(final Path directory) throws Exception
     {
         try (Stream<Path> paths = Files.list(directory))
