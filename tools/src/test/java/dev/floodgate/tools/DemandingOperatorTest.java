@@ -188,13 +188,13 @@ class DemandingOperatorTest
     }
 
     /**
-     * {@code policy set publish.limit=5} on a table no JVM has opened yet ({@code Floodgate.createFile}: no policy
-     * to change) exited 3, "a missing, unreadable or foreign file", for a table that is none of these: it is
+     * {@code policy set publish.limit=5} and {@code reset} on a table no JVM has opened yet ({@code
+     * Floodgate.createFile}: no policy to change or adopt) exited 3, "a missing, unreadable or foreign file", for a table that is none of these: it is
      * refused (exit 1) until a broker publishes the first policy, the file unchanged. A malformed change is still
      * named first (exit 2).
      */
     @Test
-    void policySetOnATableWithNoPolicyYetIsRefused() throws Exception
+    void writingToATableWithNoPolicyYetIsRefused() throws Exception
     {
         final Path table = dir.resolve("t.map");
         Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(1_000).build());
@@ -203,10 +203,14 @@ class DemandingOperatorTest
         assertEquals(1, set.code(), set::toString);
         assertEquals("floodgate policy set: " + table + ": has no policy yet (the first JVM to open it publishes " +
             "one), so the policy was not changed; try again once a broker has opened it\n", set.err());
+        final Cli.Result reset = Cli.run("reset", "alice", "publish", "--file", table.toString());
+        assertEquals(1, reset.code(), reset::toString);
+        assertEquals("floodgate reset: " + table + ": has no policy yet (the first JVM to open it publishes " +
+            "one), so nothing was reset; try again once a broker has opened it\n", reset.err());
         final Cli.Result typo = Cli.run("policy", "set", "publish.limt=5", "--file", table.toString());
         assertEquals(2, typo.code(), typo::toString);
         assertTrue(typo.err().contains("'publish.limt=5': unknown key 'limt'"), typo::toString);
-        assertEquals("", set.out() + typo.out());
+        assertEquals("", set.out() + reset.out() + typo.out());
         assertArrayEquals(before, Files.readAllBytes(table), "the table changed");
     }
 

@@ -100,9 +100,7 @@ public final class PolicySetCommand implements Callable<Integer>
             if (current.generation() == 0)
             {
                 FloodgatePolicy.parseAssignments(assignments); // no policy yet to check the values against
-                // a state of the table, not a bad file: refused (exit 1), as the engine's open would then refuse it
-                throw new CliException(ExitCode.REFUSED, file + ": has no policy yet (the first JVM to open it " +
-                    "publishes one), so the policy was not changed; try again once a broker has opened it");
+                throw WriteAccess.noPolicyYet(file, "the policy was not changed");
             }
             else
             {

@@ -4,6 +4,7 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.FloodgateFileException;
+import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
@@ -51,6 +52,13 @@ public final class ResetCommand implements Callable<Integer>
         final Path file = fileOption.file();
         TableFiles.requireExisting(file);
         WriteAccess.require(file, "nothing was reset");
+        try (FloodgateReader reader = TableFiles.openReader(file))
+        {
+            if (reader.policy().generation() == 0) // before anything attaches: the engine's open refuses it then
+            {
+                throw WriteAccess.noPolicyYet(file, "nothing was reset");
+            }
+        }
         final List<String> removed;
         try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).preTouch(false).build()))
         {

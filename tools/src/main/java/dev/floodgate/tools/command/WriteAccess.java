@@ -30,6 +30,18 @@ final class WriteAccess
     }
 
     /**
+     * @param file      a table.
+     * @param unchanged what the refusal leaves undone, as the command would say it (e.g. "nothing was reset").
+     * @return the refusal (exit code 1) of a table no JVM has opened yet: the engine adopts no policy from it, and
+     * it is a state of the table, not a bad file (exit code 3 until an operator's pass).
+     */
+    static CliException noPolicyYet(final Path file, final String unchanged)
+    {
+        return new CliException(ExitCode.REFUSED, file + ": has no policy yet (the first JVM to open it publishes " +
+            "one), so " + unchanged + "; try again once a broker has opened it");
+    }
+
+    /**
      * @param unchanged what a refusal leaves undone, e.g. "nothing was reset".
      * @return what a refusal for want of write access adds to its cause.
      */
