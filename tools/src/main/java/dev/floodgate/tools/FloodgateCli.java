@@ -35,7 +35,8 @@ import java.util.Map;
         WatchCommand.class, PolicyCommand.class, DemoCommand.class, BenchCommand.class, WorkerCommand.class,
         HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:success", "1:refused operation: not writable, table busy, or a demo/bench total that misses its quota",
+    exitCodeList = {"0:success", "1:refused operation: not writable (the table, its lock file or their directory), table busy, no " +
+            "policy yet, or a demo/bench total that misses its quota",
         "2:usage error", "3:missing, unreadable or foreign file"})
 public final class FloodgateCli implements Runnable
 {
