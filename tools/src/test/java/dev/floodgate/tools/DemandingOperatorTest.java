@@ -40,7 +40,7 @@ class DemandingOperatorTest
     {
         final Path readOnly = Files.createDirectory(dir.resolve("ro"));
         final Path table = readOnly.resolve("t.map");
-        Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(1_000).build());
+        Floodgate.open(FloodgateConfig.builder().file(table).capacity(1_000).build()).close(); // with a policy
         Files.delete(readOnly.resolve("t.map.lock"));
         final byte[] before = Files.readAllBytes(table);
         final boolean immutable = ResetCommandTest.makeUnwritable(readOnly);
@@ -127,7 +127,7 @@ class DemandingOperatorTest
     {
         final Path table = dir.resolve("t.map");
         final Path lock = dir.resolve("t.map.lock");
-        Floodgate.createFile(FloodgateConfig.builder().file(table).capacity(1_000).build());
+        Floodgate.open(FloodgateConfig.builder().file(table).capacity(1_000).build()).close(); // with a policy
         final byte[] before = Files.readAllBytes(table);
         final boolean immutable = ResetCommandTest.makeUnwritable(lock);
         try
@@ -189,9 +189,10 @@ class DemandingOperatorTest
 
     /**
      * {@code policy set publish.limit=5} and {@code reset} on a table no JVM has opened yet ({@code
-     * Floodgate.createFile}: no policy to change or adopt) exited 3, "a missing, unreadable or foreign file", for a table that is none of these: it is
-     * refused (exit 1) until a broker publishes the first policy, the file unchanged. A malformed change is still
-     * named first (exit 2).
+     * Floodgate.createFile}: no policy to change or adopt) exited 3, "a missing, unreadable or foreign file", for a
+     * table that is none of these: it is refused (exit 1) until a broker publishes the first policy, the file
+     * unchanged. A malformed change is still named first (exit 2). (A table written under a previous boot, replaced
+     * by a fresh one at the open, is refused so too: {@code WritingCommandsTest.verboseShowsTheEngineLogs}.)
      */
     @Test
     void writingToATableWithNoPolicyYetIsRefused() throws Exception

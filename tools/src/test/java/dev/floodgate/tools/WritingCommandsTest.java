@@ -75,8 +75,11 @@ class WritingCommandsTest
             old.header().buffer().putLong(dev.floodgate.store.FileHeader.BOOT_ID_OFFSET, 12345L);
         }
         final Cli.Result quiet = CliProcess.run(dir, Map.of(), "reset", "alice", "publish", "--file", table);
-        assertEquals(3, quiet.code(), quiet::toString); // the fresh table has no policy: reset publishes none
+        // the fresh table has no policy: reset publishes none, and is refused (exit 1, 3 until an operator's pass)
+        assertEquals(1, quiet.code(), quiet::toString);
+        assertTrue(quiet.err().contains("has no policy yet"), quiet::toString);
         assertEquals(1, quiet.err().strip().lines().count(), "the error alone: " + quiet.err());
+        ChildJvm.run(dir, TestWriter.class, table); // a policy again: reset refuses a table without one unopened
         try (dev.floodgate.store.QuotaTable old = dev.floodgate.store.QuotaTable.open(java.nio.file.Path.of(table),
             1_000, 2, false, System.nanoTime()))
         {

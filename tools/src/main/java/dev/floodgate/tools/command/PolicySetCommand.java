@@ -77,7 +77,7 @@ public final class PolicySetCommand implements Callable<Integer>
         }
         catch (final FloodgateFileException ex)
         {
-            throw TableFiles.writeProblem(ex, WriteAccess.advice("the policy was not changed"));
+            throw WriteAccess.openProblem(file, ex, "the policy was not changed");
         }
         out.flush();
         return ExitCode.OK;

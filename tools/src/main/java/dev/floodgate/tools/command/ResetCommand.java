@@ -66,7 +66,7 @@ public final class ResetCommand implements Callable<Integer>
         }
         catch (final FloodgateFileException ex)
         {
-            throw TableFiles.writeProblem(ex, WriteAccess.advice("nothing was reset"));
+            throw WriteAccess.openProblem(file, ex, "nothing was reset");
         }
         final String who = Escape.label(identifier) + " " + ActionConverter.name(action);
         spec.commandLine().getOut().println(removed.isEmpty() ? "reset " + who + ": nothing to clear (no state)" :

@@ -1,7 +1,10 @@
 package dev.floodgate.tools.command;
 
+import dev.floodgate.FloodgateFileException;
+import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.tools.CliException;
 import dev.floodgate.tools.ExitCode;
+import dev.floodgate.tools.table.TableFiles;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +42,36 @@ final class WriteAccess
     {
         return new CliException(ExitCode.REFUSED, file + ": has no policy yet (the first JVM to open it publishes " +
             "one), so " + unchanged + "; try again once a broker has opened it");
+    }
+
+    /**
+     * The engine's refusal to open a table for writing, in the CLI's words: this user may not write (exit code 1);
+     * the table has no policy (exit code 1: a table written under a previous boot is replaced by a fresh one at the
+     * open, which then has none to adopt); otherwise the file's problem (exit code 3).
+     *
+     * @param file      the table.
+     * @param ex        why the engine could not open it.
+     * @param unchanged what the refusal leaves undone, as the command would say it (e.g. "nothing was reset").
+     * @return the failure to report.
+     */
+    static CliException openProblem(final Path file, final FloodgateFileException ex, final String unchanged)
+    {
+        final CliException problem = TableFiles.writeProblem(ex, advice(unchanged));
+        if (problem.exitCode() == ExitCode.FILE && Files.isRegularFile(file))
+        {
+            try (FloodgateReader reader = FloodgateReader.open(file))
+            {
+                if (reader.policy().generation() == 0)
+                {
+                    return noPolicyYet(file, unchanged);
+                }
+            }
+            catch (final FloodgateFileException unreadable)
+            {
+                // the engine's own words then
+            }
+        }
+        return problem;
     }
 
     /**
