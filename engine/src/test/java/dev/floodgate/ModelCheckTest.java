@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.ModelSeeds;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -19,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * inside one window, off and on), compared result by result with a sequential reference model written
  * independently of the engine: a classic token bucket in exact integer arithmetic (tokens scaled by the window)
  * and an unsharded fixed window under the documented regime rules. Repeatable from the printed
- * seed ({@code -Dfloodgate.model.seed=N} adds one).
+ * seed ({@code -Dfloodgate.model.seed=N} adds one; more seeds and steps: {@link ModelSeeds}).
  */
 class ModelCheckTest
 {
@@ -42,11 +43,9 @@ class ModelCheckTest
 
     static LongStream seeds()
     {
-        final Long extra = Long.getLong("floodgate.model.seed");
         // 702474909666: a clock read behind a boundary after the home shard moved on; the other shards counted
         // the check in the older window, and the window the model counts in refused a token it had
-        return LongStream.concat(LongStream.of(1, 2, 3, 42, 20261129, 702_474_909_666L, System.nanoTime()),
-            extra == null ? LongStream.empty() : LongStream.of(extra));
+        return ModelSeeds.seeds(1, 2, 3, 42, 20261129, 702_474_909_666L);
     }
 
     /** The reference bucket: tokens x windowNs, refilled by elapsed x limit, capped at limit x windowNs. */
@@ -202,7 +201,8 @@ class ModelCheckTest
         final Map<String, java.util.Deque<String>> trace = new HashMap<>();
         try (Floodgate gate = Floodgate.open(builder.build()))
         {
-            for (int step = 0; step < 4_000; step++)
+            final int steps = ModelSeeds.steps(4_000);
+            for (int step = 0; step < steps; step++)
             {
                 final int a = random.nextInt(ACTIONS.length);
                 final String id = "id-" + random.nextInt(4);

@@ -3,6 +3,7 @@ package dev.floodgate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import dev.floodgate.testkit.ModelSeeds;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -127,9 +128,7 @@ class PolicyRaceTest
 
     static LongStream seeds()
     {
-        final Long extra = Long.getLong("floodgate.model.seed");
-        return LongStream.concat(LongStream.of(1, 2, 3, 7, 42, 20261130, System.nanoTime()),
-            extra == null ? LongStream.empty() : LongStream.of(extra));
+        return ModelSeeds.seeds(1, 2, 3, 7, 42, 20261130);
     }
 
     /** The rules a publish follows (PolicyPlanner's Javadoc), restated: regimes, each with its windows' counts. */
@@ -225,7 +224,7 @@ class PolicyRaceTest
      * read is a little behind the checks'), window checks of cost 1 to 3 on two identifiers, clock steps, and
      * checks whose snapshot a publish inside their clock read made stale. Every answer must equal the model's:
      * each (regime, window) admits at most its limit, and admits whenever the model has the tokens. Repeatable
-     * from the printed seed ({@code -Dfloodgate.model.seed=N} adds one).
+     * from the printed seed ({@code -Dfloodgate.model.seed=N} adds one; more seeds and steps: {@link ModelSeeds}).
      */
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
@@ -242,7 +241,8 @@ class PolicyRaceTest
         final java.util.ArrayDeque<String> history = new java.util.ArrayDeque<>();
         long lastPublishMs = Math.floorDiv(time.nanos(), MS);
         int staleChecks = 0;
-        for (int step = 0; step < 3_000; step++)
+        final int steps = ModelSeeds.steps(3_000);
+        for (int step = 0; step < steps; step++)
         {
             final int op = random.nextInt(100);
             final long nowMs = Math.floorDiv(time.nanos(), MS);

@@ -24,12 +24,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * may count before or after a concurrent reset) it admits at least that and at most
  * {@code limit x (resets + 1)}. A killed JVM may die between an admission and printing it: the lower bounds
  * allow one unseen admission per kill. Op sequences repeat from the printed seed; interleavings do not.
+ * For longer runs: {@code -Dfloodgate.mix.threads=N} checker threads in each of the two JVMs (3),
+ * {@code -Dfloodgate.mix.ops=N} ops per thread (4,000), {@code -Dfloodgate.mix.kills=N} victims killed (4).
  */
 @Timeout(300)
 class RandomMixTest
 {
     private static final long LIMIT = 500;
-    private static final int KILLS = 4;
+    private static final int KILLS = Integer.getInteger("floodgate.mix.kills", 4);
+    private static final int THREADS = Integer.getInteger("floodgate.mix.threads", 3);
+    private static final int OPS = Integer.getInteger("floodgate.mix.ops", 4_000);
 
     @TempDir
     Path dir;
@@ -38,7 +42,7 @@ class RandomMixTest
     void shouldNeverAdmitMoreThanTheModelAllowsNorRefuseWhileItHasTokens() throws Exception
     {
         final long seed = Long.getLong("floodgate.mix.seed", System.nanoTime());
-        System.out.println("RandomMixTest seed=" + seed);
+        System.out.println("RandomMixTest seed=" + seed + " threads=" + THREADS + " ops=" + OPS + " kills=" + KILLS);
         final Path file = dir.resolve("mix.map");
         final Path go = dir.resolve("go");
         final List<ChildJvm> jvms = new ArrayList<>();
@@ -47,8 +51,8 @@ class RandomMixTest
         {
             for (int jvm = 0; jvm < 2; jvm++)
             {
-                jvms.add(ChildJvm.start(RandomMix.class, file.toString(), Long.toString(seed + jvm), "3", "4000",
-                    Long.toString(LIMIT), go.toString()));
+                jvms.add(ChildJvm.start(RandomMix.class, file.toString(), Long.toString(seed + jvm),
+                    Integer.toString(THREADS), Integer.toString(OPS), Long.toString(LIMIT), go.toString()));
             }
             for (final ChildJvm jvm : jvms)
             {

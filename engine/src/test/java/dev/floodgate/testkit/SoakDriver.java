@@ -22,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class SoakDriver
 {
-    public static final int THREADS = 2;
+    /** Checker threads per child JVM: 2, or {@code -Dfloodgate.soak.threads=N} for a longer run's variety. */
+    public static final int THREADS = Integer.getInteger("floodgate.soak.threads", 2);
 
     private final Floodgate gate;
     private final Path dir;
