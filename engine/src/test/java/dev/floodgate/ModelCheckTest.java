@@ -44,8 +44,10 @@ class ModelCheckTest
     static LongStream seeds()
     {
         // 702474909666: a clock read behind a boundary after the home shard moved on; the other shards counted
-        // the check in the older window, and the window the model counts in refused a token it had
-        return ModelSeeds.seeds(1, 2, 3, 42, 20261129, 702_474_909_666L);
+        // the check in the older window, and the window the model counts in refused a token it had.
+        // 1000219: a publish whose clock read before the epoch of a regime checks had entered, then a check at
+        // that reading: a moment the file's two regimes no longer cover (the model had no such rule)
+        return ModelSeeds.seeds(1, 2, 3, 42, 20261129, 702_474_909_666L, 1_000_219L);
     }
 
     /** The reference bucket: tokens x windowNs, refilled by elapsed x limit, capped at limit x windowNs. */
@@ -116,6 +118,20 @@ class ModelCheckTest
             checkedMs = Long.MIN_VALUE;
         }
 
+        /**
+         * The file keeps two regimes, the current and the one before it (the first numbers all time), and a moment
+         * before the one before's epoch belongs to neither: refused until the clock reaches that epoch, nothing
+         * counted ({@code ActionRule.unknownForMs}). A clock set back a few ms meets one when the publish that
+         * ended its regime read its clock before that regime's epoch, which checks had already entered.
+         *
+         * @return the ms until {@code nowMs} is known, 0 when it is.
+         */
+        long unknownForMs(final long nowMs)
+        {
+            final long knownFromMs = regimes.size() < 3 ? Long.MIN_VALUE : regimes.get(regimes.size() - 2)[2];
+            return nowMs >= knownFromMs ? 0 : knownFromMs - nowMs;
+        }
+
         /** @return the index of the regime in force at {@code nowMs}. */
         int regimeAt(final long nowMs)
         {
@@ -144,6 +160,11 @@ class ModelCheckTest
         long check(final long now)
         {
             final long nowMs = Math.floorDiv(now, MS);
+            final long unknownMs = policy.unknownForMs(nowMs);
+            if (unknownMs > 0)
+            {
+                return unknownMs;
+            }
             final int r = policy.regimeAt(nowMs);
             final long[] regime = policy.regimes.get(r);
             if (regime[0] == 0)
