@@ -125,7 +125,7 @@ public final class ClusterGate implements AutoCloseable
         final QuotaSlot linked = node != null ? node.lease : null;
         if (linked != null && cost <= limits[action.ordinal()])
         {
-            final long left = LeaseBalance.spend(linked.entry, linked.generation, cost, leaseSize[action.ordinal()]);
+            final long left = LeaseBalance.spend(linked, cost, leaseSize[action.ordinal()]);
             if (left == LeaseBalance.SPENT_ON_LINE)
             {
                 return CheckResult.ADMITTED;

@@ -1,6 +1,7 @@
 package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseLines;
 import dev.floodgate.store.LeaseWords;
 
 /**
@@ -52,16 +53,32 @@ final class LeaseBalance
      * although the sum covers it: only when both the CPU's line and the central balance are short, i.e. at a
      * lease's end, where the check then waits for the refill as it would.
      *
-     * @param entry      a lease entry.
-     * @param generation the generation it was resolved at.
+     * @param slot       a lease entry's slot: its entry, the generation it was resolved at, its lines by address.
      * @param cost       tokens, at least 1.
      * @param lease      the action's lease size.
      * @return {@link #SPENT_ON_LINE}; or the central balance left after a chunk was taken from it or the cost
      * gathered (0 or more: the refill test's figure); {@link #SHORT} or {@link #GONE}.
      */
+    static long spend(final QuotaSlot slot, final long cost, final long lease)
+    {
+        return spend(slot.lines, slot.entry, slot.generation, cost, lease);
+    }
+
+    /** {@link #spend(QuotaSlot, long, long)} over an entry of no slot's (allocates its {@link LeaseLines}). */
     static long spend(final Entry entry, final long generation, final long cost, final long lease)
     {
-        final int lines = LeaseWords.lineCount(entry);
+        return spend(new LeaseLines(entry), entry, generation, cost, lease);
+    }
+
+    /**
+     * The warm spend reaches the CPU's line and the generation through {@code byAddress}, the same words as
+     * {@link LeaseWords}' with the entry's length checked when the slot was made; every other step through the
+     * entry.
+     */
+    private static long spend(final LeaseLines byAddress, final Entry entry, final long generation, final long cost,
+        final long lease)
+    {
+        final int lines = byAddress.count();
         if (lines == 0 || lease < MIN_CHUNK * CHUNKS_PER_LEASE_AND_LINE * lines)
         {
             return spendCentral(entry, generation, cost);
@@ -70,8 +87,9 @@ final class LeaseBalance
         int line = ShardProbe.shard(probe, lines);
         while (true)
         {
-            final long balance = LeaseWords.lineVolatile(entry, line);
-            if (!entry.isCurrentAcquire(generation))
+            final long at = byAddress.line(line);
+            final long balance = byAddress.lineVolatile(at);
+            if (!byAddress.isCurrentAcquire(generation))
             {
                 return GONE;
             }
@@ -80,7 +98,7 @@ final class LeaseBalance
                 return refillLine(entry, generation, cost, lease / (CHUNKS_PER_LEASE_AND_LINE * lines), line,
                     balance);
             }
-            if (LeaseWords.casLine(entry, line, balance, balance - cost))
+            if (byAddress.casLine(at, balance, balance - cost))
             {
                 return SPENT_ON_LINE;
             }

@@ -98,7 +98,7 @@ final class LeaseWait
             {
                 return doors.unavailableResult(action); // the table could not give the lease entry in time
             }
-            final long left = LeaseBalance.spend(slot.entry, slot.generation, cost, leaseSize[action.ordinal()]);
+            final long left = LeaseBalance.spend(slot, cost, leaseSize[action.ordinal()]);
             if (left >= 0)
             {
                 fetcher.refillIfLow(slot, left, identifier, action);
@@ -171,7 +171,7 @@ final class LeaseWait
                 break;
             }
         }
-        final long left = LeaseBalance.spend(entry, slot.generation, cost, leaseSize[a]);
+        final long left = LeaseBalance.spend(slot, cost, leaseSize[a]);
         if (left >= 0)
         {
             fetcher.refillIfLow(slot, left, identifier, action);

@@ -1,6 +1,7 @@
 package dev.floodgate.door;
 
 import dev.floodgate.store.Entry;
+import dev.floodgate.store.LeaseLines;
 import dev.floodgate.store.Resolved;
 
 /**
@@ -22,6 +23,8 @@ public final class QuotaSlot
     final long generation;
     final long version;
     final TokenBucket bucket;
+    /** For a lease entry: its balance lines and generation by address, for the warm spend; null for other kinds. */
+    final LeaseLines lines;
     /**
      * The slot of this entry's lease entry (issue 12: the same identifier and action's cluster balance), linked by
      * the first clustered check, so a warm clustered check spends from it without a second lookup. Racy by design,
@@ -46,6 +49,7 @@ public final class QuotaSlot
         final byte kind = (byte)(kindAction >>> 8);
         this.bucket = kind == Entry.KIND_BUCKET && TokenBucket.fits(resolved.limit(), resolved.windowMs()) ?
             new TokenBucket(resolved.limit(), resolved.windowMs()) : null;
+        this.lines = kind == Entry.KIND_LEASE ? new LeaseLines(entry) : null;
     }
 
     boolean matches(final CharSequence id, final int h, final int ka)
