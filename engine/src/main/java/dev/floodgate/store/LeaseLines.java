@@ -11,7 +11,7 @@ import static dev.floodgate.store.EntryLayout.SHARD_STRIDE;
  * A lease entry's balance lines and generation word by address (issue 12's warm spend): the same words
  * {@link LeaseWords#lineVolatile}, {@link LeaseWords#casLine} and {@link Entry#isCurrentAcquire} reach, with the
  * entry's length checked once, here, instead of on every access. Through the buffer each of a spend's three
- * accesses reloaded the entry's buffer, its capacity, address and array and checked its bounds: about 60 of the
+ * accesses reloaded the entry's buffer, its capacity, address and array and checked its bounds: 33 to 41 of the
  * clustered check's instructions, where these take one load each and one unsigned test of the line.
  *
  * <p>Writes follow {@link Entry}'s protocol exactly as {@link LeaseWords}' do: load the line
