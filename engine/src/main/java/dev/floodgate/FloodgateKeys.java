@@ -27,6 +27,16 @@ public final class FloodgateKeys
     {
     }
 
+    /**
+     * @param uri a value of {@link #KEY_CLUSTER_REDIS_URI} as the operator wrote it.
+     * @return it as the engine's errors and logs show it: the user info (cut at the authority's last '@', since a
+     * password may hold one) replaced by {@code ***}; unchanged when it has none. For tools that print the URI.
+     */
+    public static String redactedRedisUri(final String uri)
+    {
+        return ClusterKeys.redacted(uri);
+    }
+
     /** @return every configuration key, in documentation order. */
     public static String[] keys()
     {

@@ -2,6 +2,7 @@ package dev.floodgate.tools.cluster;
 
 import dev.floodgate.Action;
 import dev.floodgate.FloodgateConfig;
+import dev.floodgate.FloodgateKeys;
 import dev.floodgate.tools.format.WholeNumbers;
 
 import java.nio.file.Path;
@@ -55,8 +56,8 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
         }
         catch (final IllegalArgumentException ex)
         {
-            throw usage.apply("--cluster-redis " + withoutPassword(uri) + " --cluster-limit " + limit + " per " +
-                windowMs + " ms" + (lease == 0 ? "" : " --cluster-lease " + lease) + ": " + ex.getMessage());
+            throw usage.apply("--cluster-redis " + FloodgateKeys.redactedRedisUri(uri) + " --cluster-limit " + limit +
+                " per " + windowMs + " ms" + (lease == 0 ? "" : " --cluster-lease " + lease) + ": " + ex.getMessage());
         }
     }
 
@@ -67,30 +68,10 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
             .clusterFallbackLocal(action, false);
     }
 
-    /** @return the URI as the CLI prints it, without its password (see {@link #withoutPassword}). */
+    /** @return the URI as the CLI prints it, without its password: {@link FloodgateKeys#redactedRedisUri}. */
     public String shownUri()
     {
-        return withoutPassword(uri);
-    }
-
-    /**
-     * The engine's rule for its own errors and logs (the URI's "password is never printed"), kept here because the
-     * engine's cluster package is internal.
-     *
-     * @param uri a Redis URI as the operator typed it.
-     * @return it with the user info, cut at the authority's last '@' (a password may hold one), replaced by
-     * {@code ***}; unchanged when it has none.
-     */
-    private static String withoutPassword(final String uri)
-    {
-        final int scheme = uri.indexOf("://");
-        if (scheme < 0)
-        {
-            return uri;
-        }
-        final int slash = uri.indexOf('/', scheme + 3);
-        final int at = uri.lastIndexOf('@', slash < 0 ? uri.length() - 1 : slash);
-        return at < scheme ? uri : uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+        return FloodgateKeys.redactedRedisUri(uri);
     }
 
     /** @return the worker command's arguments for this quota. */
