@@ -56,37 +56,6 @@ final class TableCreator
     }
 
     /**
-     * Makes the table's directory when absent, as a new table's permissions say.
-     *
-     * @throws FloodgateFileException naming the directory above it that this user may not write, when that is why it
-     * cannot be made (the user never named the missing directory under it, nor its file).
-     */
-    static void makeDirectory(final Path file, final boolean groupReadable)
-    {
-        final Path dir = file.toAbsolutePath().getParent();
-        try
-        {
-            if (!Files.isDirectory(dir))
-            {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString(groupReadable ? "rwxr-x---" : "rwx------")));
-            }
-        }
-        catch (final IOException ex)
-        {
-            final Path denied = DirectoryAccess.isDenial(ex) ? DirectoryAccess.unwritableAncestor(dir) : null;
-            if (denied != null)
-            {
-                throw new FloodgateFileException(denied, "not writable by this user (the table's directory, " +
-                    denied.relativize(dir) + ", is made there)", ex);
-            }
-            // a directory to be made is a file (--file t.map/x.map): the exception's message is its path alone
-            throw new FloodgateFileException(file, "cannot be created: " + (ex instanceof FileAlreadyExistsException ?
-                ((FileAlreadyExistsException)ex).getFile() + " is not a directory" : describe(ex)), ex);
-        }
-    }
-
-    /**
      * Builds a new table in a temporary file named after a creator lock this process holds meanwhile
      * ({@code .<name>.c<creator>.*.creating}, see {@link #removeDeadTemps}) and links it into place.
      *
@@ -147,7 +116,7 @@ final class TableCreator
     private static Path buildTemp(final Path file, final long capacity, final int shards,
         final boolean groupReadable, final long nowNanos, final int creator)
     {
-        makeDirectory(file, groupReadable);
+        DirectoryAccess.makeDirectory(file, groupReadable);
         final Path dir = file.toAbsolutePath().getParent();
         final Path temp;
         try

@@ -55,7 +55,7 @@ final class TableOpener
         }
         else
         {
-            TableCreator.makeDirectory(file, groupReadable); // the lock file goes there first: it names creators
+            DirectoryAccess.makeDirectory(file, groupReadable); // the lock file goes there first: it names creators
         }
         final SlotLocks locks = SlotLocks.acquire(file, groupReadable);
         final long owner;
