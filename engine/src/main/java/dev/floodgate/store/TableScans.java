@@ -52,10 +52,10 @@ public final class TableScans
     /**
      * Visits every quota entry in place, one segment at a time under its guard (the janitor's scan: it runs often
      * and must not make garbage). Also keeps the segments' and the file's entry counts exact: a scan that skipped no
-     * segment ends with {@link EntryTotalRepair#repairIfDrifted}, which takes every segment's guard at once for
-     * a moment when the file's count has stayed apart from the segments' sum (a process died between the two). A segment whose guard a live process
-     * holds for {@link QuotaTable#CHECK_TIMEOUT_NANOS} (stopped inside an operation) is skipped: a stopped process
-     * holds up what it holds, not the whole scan.
+     * segment ends with {@link EntryTotalRepair#repairIfDrifted}, which takes every segment's guard at once for a
+     * moment when the file's count has stayed apart from the segments' sum (a process died between the two). A
+     * segment whose guard a live process holds for {@link QuotaTable#CHECK_TIMEOUT_NANOS} (stopped inside an
+     * operation) is skipped: a stopped process holds up what it holds, not the whole scan.
      *
      * @param visitor receives each entry.
      * @return the number of segments skipped.
