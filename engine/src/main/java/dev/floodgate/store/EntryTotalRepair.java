@@ -18,9 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * stall a stopped process must never cause. So it runs only when a difference is there: the janitor's scan compares
  * the segments' sum with the file's count without any guard at the end of each pass ({@link #repairIfDrifted}), and
  * holds every guard only when the same difference is seen at the end of two passes in a row. An operation between its
- * two counts makes an unguarded difference for nanoseconds, and it is finished by the next pass; a process that died
- * there leaves the same difference pass after pass, whenever it died (before this process opened the file, or under
- * an engine version without the repair). So the table-wide hold follows a crash inside a guard, and nothing else
+ * two counts, or one that ends while the sum is read (it is no snapshot), makes an unguarded difference for a
+ * moment, and it is finished by the next pass; a process that died there leaves the same difference pass after
+ * pass, whenever it died (before this process opened the file, or under an engine version without the repair). So the table-wide hold follows a crash inside a guard, and nothing else
  * (but for the rare pass that meets the same in-flight difference twice, which only costs the hold).
  *
  * <p>Thread-safe. The guards are taken in segment order, so two repairs (two processes' janitors) cannot deadlock;
