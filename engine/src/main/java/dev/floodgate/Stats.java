@@ -34,6 +34,10 @@ import java.util.Map;
  *                         such segment or more, not that many): the janitor and the tools skip the rest of that
  *                         segment (its idle entries are not reaped) until the file is recovered offline; checks are
  *                         unaffected.
+ * @param segmentEntryCount entries in the segments (every kind, live and tombstoned): the sum of the segments'
+ *                         counts, each read atomically (not a snapshot across segments).
+ * @param fileEntryCount   entries counted by the file: the count a new key's insert tests against the capacity.
+ *                         Equal to {@code segmentEntryCount} at rest; see {@link #entryCountDifference}.
  */
 public record Stats(
     long buckets,
@@ -54,7 +58,9 @@ public record Stats(
     ClusterStats.Node cluster,
     ClusterStats.Connection clusterConnection,
     long tierRepairs,
-    long tierDivergences)
+    long tierDivergences,
+    long segmentEntryCount,
+    long fileEntryCount)
 {
     /** The summary without the tier counts, which were added later: both 0. */
     public Stats(final long buckets, final long windowCounters, final long blockedEntries, final long tombstoned,
@@ -65,6 +71,19 @@ public record Stats(
     {
         this(buckets, windowCounters, blockedEntries, tombstoned, capacity, shards, tableFull, degraded, guardRepairs,
             janitorRuns, reaped, revived, attachedProcesses, fileBytes, checks, cluster, clusterConnection, 0, 0);
+    }
+
+    /** The summary without the two entry counts, which were added later: both 0 (no difference). */
+    public Stats(final long buckets, final long windowCounters, final long blockedEntries, final long tombstoned,
+        final long capacity, final int shards, final Map<Action, Long> tableFull, final Map<Action, Long> degraded,
+        final long guardRepairs, final long janitorRuns, final long reaped, final long revived,
+        final int attachedProcesses, final long fileBytes, final Map<Action, Checks> checks,
+        final ClusterStats.Node cluster, final ClusterStats.Connection clusterConnection, final long tierRepairs,
+        final long tierDivergences)
+    {
+        this(buckets, windowCounters, blockedEntries, tombstoned, capacity, shards, tableFull, degraded, guardRepairs,
+            janitorRuns, reaped, revived, attachedProcesses, fileBytes, checks, cluster, clusterConnection,
+            tierRepairs, tierDivergences, 0, 0);
     }
 
     /**
@@ -96,6 +115,19 @@ public record Stats(
     public long degradedChecks()
     {
         return degraded.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Entries in the segments less entries counted by the file, both read without a lock: off by an operation or
+     * two for a moment while inserts and removals run; a difference that stays is a process that died between an
+     * insert's or a removal's two counts (positive: the table would take that many keys past its capacity; negative:
+     * it would report itself full that much early), which a janitor repairs within two of its passes.
+     *
+     * @return {@code segmentEntryCount - fileEntryCount}.
+     */
+    public long entryCountDifference()
+    {
+        return segmentEntryCount - fileEntryCount;
     }
 
     /** @return live entries of every kind. */

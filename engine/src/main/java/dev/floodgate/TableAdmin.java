@@ -161,7 +161,7 @@ final class TableAdmin
                 counts[EntryKind.BLOCKED.ordinal()], tombstoned, table.capacity(), table.shards(),
                 Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
                 c.revived(), reader.attachedProcesses(), table.fileSize(), checks, reader.cluster(entries), connection,
-                c.tierRepairs(), c.tierDivergences());
+                c.tierRepairs(), c.tierDivergences(), c.entryCount(), c.fileEntryCount());
         }
     }
 

@@ -33,6 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code EntryLocks.withWriteLock}, the janitor's reap): the segment's count is moved, the file's is not. Then two
  * janitor passes here (the repair waits for a difference seen at two passes' ends), and the table is filled to its
  * capacity. The read-only reader's count is checked before them too: it sums the segments' counts, since it repairs nothing.
+ * What an operator sees of it is checked on the way: the reader and {@link Stats} show the file's own count beside the
+ * segments', one apart after the kill (the segments one ahead after an insert, behind after a removal), still after the
+ * first pass (the repair waits for a second) and equal after the second.
  */
 @Timeout(120)
 class KilledBetweenCountsTest
@@ -78,7 +81,7 @@ class KilledBetweenCountsTest
             assertTrue(child.transcript().contains("INSERTING") && !child.transcript().contains("INSERTED"),
                 "killed inside the check's insert: " + child.transcript());
         }
-        assertFillsExactlyToCapacity(file, "an insert");
+        assertFillsExactlyToCapacity(file, "an insert", 1);
     }
 
     @Test
@@ -106,7 +109,7 @@ class KilledBetweenCountsTest
             assertTrue(child.transcript().contains("PASS1") && !child.transcript().contains("PASS2"),
                 "killed inside the second pass's first reap: " + child.transcript());
         }
-        assertFillsExactlyToCapacity(file, "a removal");
+        assertFillsExactlyToCapacity(file, "a removal", -1);
     }
 
     private static void killAndWait(final DebuggedChild child) throws InterruptedException
@@ -119,20 +122,36 @@ class KilledBetweenCountsTest
     /**
      * Two janitor passes after the kill, then new keys until the table holds its capacity: each is admitted, and the
      * next is refused as the table's full.
+     *
+     * @param difference the segments' count less the file's that the kill left.
      */
-    private static void assertFillsExactlyToCapacity(final Path file, final String killedIn)
+    private static void assertFillsExactlyToCapacity(final Path file, final String killedIn, final long difference)
     {
+        final String killed = "after a process was killed inside " + killedIn;
         try (FloodgateReader reader = FloodgateReader.open(file))
         {
-            // the read-only reader (floodgate stats' library) repairs nothing: it counts right before any janitor ran
-            assertEquals(reader.entries().size(), reader.counters().entryCount(), "the reader's entry count after a " +
-                "process was killed inside " + killedIn + ", before any janitor pass");
+            // the read-only reader (floodgate stats' library) repairs nothing: it counts right before any janitor ran,
+            // and shows the file's own count apart
+            final long entries = reader.entries().size();
+            assertEquals(entries, reader.counters().entryCount(), "the reader's entry count " + killed +
+                ", before any janitor pass");
+            assertEquals(entries - difference, reader.counters().fileEntryCount(), "the file's count " + killed);
+            assertEquals(difference, reader.counters().entryCountDifference(), killed);
         }
-        // the tombstones the removal's child left are 0 s old at NOW: this node's pass reaps none of them
+        // the tombstones the removal's child left are 0 s old at NOW: this node's pass reaps none of them (and its
+        // scheduled passes come after the default 5 minutes: none during the test)
         try (Floodgate gate = Floodgate.open(config(file, new ManualTicker(NOW))))
         {
+            assertEquals(difference, gate.stats().entryCountDifference(), "Stats " + killed + ": " + gate.stats());
             gate.cleanup(); // takes the dead child's segment guard over and scans every segment
+            assertEquals(difference, gate.stats().entryCountDifference(), "Stats after one janitor pass: the repair " +
+                "waits for the same difference at a second pass's end");
             gate.cleanup(); // the same difference at a second pass's end: a crash, not an operation in flight
+            final Stats repaired = gate.stats();
+            assertEquals(0, repaired.entryCountDifference(), "Stats after the second pass: " + repaired);
+            assertEquals(repaired.segmentEntryCount(), repaired.fileEntryCount());
+            assertEquals(repaired.tombstoned() + repaired.entries() + repaired.cluster().leasesHeld(),
+                repaired.segmentEntryCount(), "entries in the segments: every entry, tombstoned included");
             final long held;
             final long counted;
             try (FloodgateReader reader = FloodgateReader.open(file))

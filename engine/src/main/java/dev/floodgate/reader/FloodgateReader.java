@@ -166,12 +166,15 @@ public final class FloodgateReader implements AutoCloseable
             heldSegmentGuards(), guard.getLongVolatile(GuardRegion.REPAIRS_OFFSET),
             guard.getLongVolatile(GuardRegion.TIMEOUTS_OFFSET), guard.getLongVolatile(GuardRegion.LAST_DEAD_OFFSET),
             guard.getLongVolatile(GuardRegion.TIER_REPAIRS_OFFSET),
-            guard.getLongVolatile(GuardRegion.TIER_DIVERGENCES_OFFSET));
+            guard.getLongVolatile(GuardRegion.TIER_DIVERGENCES_OFFSET),
+            header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET),
+            header.counterVolatile(FileHeader.ENTRY_REPAIRS_GIVEN_UP_OFFSET));
     }
 
     /**
-     * The segments' entry counts summed, not the file's count: a process killed between a segment's count and the
-     * file's leaves the file's off until a writer's janitor repairs it, and this reader repairs nothing.
+     * The segments' entry counts summed, beside the file's count (both in {@link TableCounters}): a process killed
+     * between a segment's count and the file's leaves the file's off until a writer's janitor repairs it, and this
+     * reader repairs nothing, so it shows both and their difference.
      *
      * @return entries the segments count, each segment's read atomically (not a snapshot across segments).
      */

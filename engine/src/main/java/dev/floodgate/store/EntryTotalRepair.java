@@ -26,7 +26,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe. The guards are taken in segment order, so two repairs (two processes' janitors) cannot deadlock;
  * every other holder holds one segment's guard and waits for nothing but the allocation guard, whose holder waits
  * for no segment. They are all given up after {@link #BUDGET_NANOS}: a live process holding a segment longer (stopped)
- * does not hold up the rest of the table behind this repair, which is tried again on the next pass.
+ * does not hold up the rest of the table behind this repair, which is tried again on the next pass. A repair given
+ * up is counted in the file ({@link FileHeader#ENTRY_REPAIRS_GIVEN_UP_OFFSET}), not among the guard's timeouts: those
+ * an operator reads as operations that could not reach a segment, and a repair that lets go reached nothing anyone
+ * waited for; counted apart, a difference that outlasts its two passes says why (repairs given up, or passes that
+ * skipped a held segment and so tried none).
  */
 final class EntryTotalRepair
 {
@@ -86,7 +90,8 @@ final class EntryTotalRepair
     /**
      * Sets the file's count to the segments' sum, under every segment's guard at once. Call with no guard held.
      *
-     * @return false when a segment stayed held for {@link #BUDGET_NANOS}: nothing was done.
+     * @return false when a segment stayed held for {@link #BUDGET_NANOS}: nothing was done (counted in
+     * {@link FileHeader#ENTRY_REPAIRS_GIVEN_UP_OFFSET}).
      */
     boolean repairNow()
     {
@@ -100,8 +105,9 @@ final class EntryTotalRepair
             while (held < segments)
             {
                 final long left = BUDGET_NANOS - (System.nanoTime() - start);
-                if (left <= 0 || !guard.acquireSegment(held, left))
+                if (left <= 0 || !guard.acquireSegmentUncounted(held, left))
                 {
+                    header.addCounter(FileHeader.ENTRY_REPAIRS_GIVEN_UP_OFFSET, 1);
                     return false;
                 }
                 held++;

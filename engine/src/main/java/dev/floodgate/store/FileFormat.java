@@ -35,7 +35,8 @@ package dev.floodgate.store;
  *  the value of key 0 (16 zero bytes), inserted at creation, never removed:            FileHeader
  *    0      identity: magic, format version, shards, capacity, created, boot id, secret (lines 0-1)
  *    128    generation counter [GENERATION_COUNTER_OFFSET]
- *    192    janitor runs | reaped | tombstoned | revived | entry count [JANITOR_RUNS_OFFSET]
+ *    192    janitor runs | reaped | tombstoned | revived | entry count | entry count repairs given up
+ *           [JANITOR_RUNS_OFFSET]
  *    256    table-full events per action [TABLE_FULL_OFFSET]; 320 degraded checks per action
  *    384    policy generation [POLICY_GENERATION_OFFSET]
  *    448    the node's cluster counters (issue 12) [CLUSTER_COUNTERS_OFFSET]             ClusterCounterRegion

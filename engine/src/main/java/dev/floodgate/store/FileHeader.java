@@ -27,6 +27,7 @@ import org.agrona.concurrent.AtomicBuffer;
  *  |                 Generation counter (64)                       | 128  line 2
  *  +---------------------------------------------------------------+
  *  |  Janitor runs | Reaped | Tombstoned | Revived | Entry count   | 192  line 3: counters
+ *  |    | Entry count repairs given up | (0) | (0)                 |
  *  +---------------------------------------------------------------+
  *  |  Table-full events, one 64-bit counter per action             | 256  line 4
  *  +---------------------------------------------------------------+
@@ -63,7 +64,9 @@ import org.agrona.concurrent.AtomicBuffer;
  * engine would read the counts as window numbers. The cluster counters of line 7 came within version 5, without a
  * bump: that line was zero in every version-5 file (the record is written from a zeroed array), zero is what
  * they mean before any lease, and a version-5 engine that does not know them never reads or writes the line,
- * so sharing a file with one only leaves its leases uncounted ({@link ClusterCounterRegion}).
+ * so sharing a file with one only leaves its leases uncounted ({@link ClusterCounterRegion}). The count of entry
+ * count repairs given up (line 3, {@link #ENTRY_REPAIRS_GIVEN_UP_OFFSET}) came the same way: zero in every version-5
+ * file, and an engine that does not know it leaves its own give-ups uncounted ({@link EntryTotalRepair}).
  */
 public final class FileHeader
 {
@@ -87,6 +90,8 @@ public final class FileHeader
     public static final int TOMBSTONED_OFFSET = 208;
     public static final int REVIVED_OFFSET = 216;
     public static final int ENTRY_COUNT_OFFSET = 224;
+    /** Repairs of the entry count ({@link EntryTotalRepair}) that could not take every segment guard in time. */
+    public static final int ENTRY_REPAIRS_GIVEN_UP_OFFSET = 232;
     public static final int TABLE_FULL_OFFSET = 256;
     public static final int DEGRADED_OFFSET = 320;
     public static final int POLICY_GENERATION_OFFSET = 384;

@@ -96,7 +96,24 @@ public final class TableGuard
     {
         final UnsafeBuffer header = segments[segment];
         return acquire(header, SEGMENT_GUARD_OFFSET, timeoutNanos) ||
-            acquireSlow(header, SEGMENT_GUARD_OFFSET, timeoutNanos, segment);
+            acquireSlow(header, SEGMENT_GUARD_OFFSET, timeoutNanos, segment, true);
+    }
+
+    /**
+     * {@link #acquireSegment}, but a wait given up is not counted among this guard's {@link #timeouts}: for a caller
+     * that gives up on purpose and counts its own give-ups where they mean something ({@link EntryTotalRepair}).
+     * Operators read the timeouts as operations that could not reach a segment; a repair that gives up its hold
+     * reached nothing anyone waited for. A takeover from a dead owner is counted as ever.
+     *
+     * @param segment      a segment index.
+     * @param timeoutNanos how long to wait for a live owner.
+     * @return true when held; false when a live owner kept it for the whole timeout.
+     */
+    boolean acquireSegmentUncounted(final int segment, final long timeoutNanos)
+    {
+        final UnsafeBuffer header = segments[segment];
+        return acquire(header, SEGMENT_GUARD_OFFSET, timeoutNanos) ||
+            acquireSlow(header, SEGMENT_GUARD_OFFSET, timeoutNanos, segment, false);
     }
 
     /** @param segment a segment whose guard this thread holds. */
@@ -114,7 +131,7 @@ public final class TableGuard
     public boolean acquireAllocation(final long timeoutNanos)
     {
         return acquire(line, ALLOCATION_OFFSET, timeoutNanos) ||
-            acquireSlow(line, ALLOCATION_OFFSET, timeoutNanos, -1);
+            acquireSlow(line, ALLOCATION_OFFSET, timeoutNanos, -1, true);
     }
 
     /** Releases the allocation guard. */
@@ -131,7 +148,8 @@ public final class TableGuard
      */
     public boolean acquirePolicy(final long timeoutNanos)
     {
-        return acquire(line, POLICY_OFFSET, timeoutNanos) || acquireSlow(line, POLICY_OFFSET, timeoutNanos, -2);
+        return acquire(line, POLICY_OFFSET, timeoutNanos) ||
+            acquireSlow(line, POLICY_OFFSET, timeoutNanos, -2, true);
     }
 
     /** Counts a wait given up on a word this guard line does not hold (a check waiting for a publish). */
@@ -152,14 +170,19 @@ public final class TableGuard
     }
 
     /**
-     * @param what the segment index behind the guard, -1 for the allocation guard, -2 for the policy guard.
+     * @param what        the segment index behind the guard, -1 for the allocation guard, -2 for the policy guard.
+     * @param countGiveUp whether a wait given up counts among the {@link #timeouts}.
      */
-    private boolean acquireSlow(final UnsafeBuffer buffer, final int offset, final long timeoutNanos, final int what)
+    private boolean acquireSlow(final UnsafeBuffer buffer, final int offset, final long timeoutNanos, final int what,
+        final boolean countGiveUp)
     {
         final long taken = GuardWait.acquire(buffer, offset, owner, locks, timeoutNanos);
         if (taken == GuardWait.TIMED_OUT)
         {
-            line.getAndAddLong(TIMEOUTS_OFFSET, 1);
+            if (countGiveUp)
+            {
+                line.getAndAddLong(TIMEOUTS_OFFSET, 1);
+            }
             return false;
         }
         if (taken != GuardWait.TAKEN_FREE)
