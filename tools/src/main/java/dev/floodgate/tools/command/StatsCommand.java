@@ -30,7 +30,9 @@ import java.util.concurrent.Callable;
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Prints the table's header, entry counts by kind and action, table-full events and unreachable " +
-        "checks, the table guard, janitor runs and reaps, how many processes are attached, and the node's " +
+        "checks, the table guard, the entries the segments count beside those the file counts (a difference that " +
+        "stays: a process died between the two counts; a janitor repairs it within two passes), janitor runs and " +
+        "reaps, how many processes are attached, and the node's " +
         "cluster quota (leases held, tokens unused, round trips, cluster refusals, fallbacks); as text, JSON " +
         "or the Prometheus text format.",
         "Reads the file read-only, without any lock: needs only read permission."})
@@ -112,6 +114,11 @@ public final class StatsCommand implements Callable<Integer>
         out.printf("entry counts %,d repaired, diverged in a chained tier seen by %,d scan(s)%s%n", c.tierRepairs(),
             c.tierDivergences(), c.tierDivergences() == 0 ? "" : " (scans skip the rest of such a segment until " +
             "the file is recovered offline)");
+        out.printf("entry total  %,d in the segments, %,d counted by the file (what an insert tests against the " +
+            "capacity), %,d repairs given up%s%n", c.entryCount(), c.fileEntryCount(), c.entryRepairsGivenUp(),
+            c.entryCountDifference() == 0 ? "" : String.format("; differ by %+,d: a process died between an " +
+            "insert's or a removal's two counts (a janitor repairs it within two passes), or one was between them " +
+            "as this was read", c.entryCountDifference()));
         out.println();
         final TextTable counts = new TextTable(new String[] {"ACTION", "BUCKETS", "WINDOWS", "BLOCKED", "LEASES",
             "TABLE-FULL", "UNREACHABLE", "ADMITTED", "REFUSED", "SHADOWED", "NEVER"},
@@ -179,6 +186,12 @@ public final class StatsCommand implements Callable<Integer>
             .field("repairs", c.guardRepairs())
             .field("timeouts", c.guardTimeouts())
             .field("lastDeadOwner", c.lastDeadOwner())
+            .endObject();
+        json.name("entryTotal").beginObject()
+            .field("inSegments", c.entryCount())
+            .field("countedByFile", c.fileEntryCount())
+            .field("difference", c.entryCountDifference())
+            .field("repairsGivenUp", c.entryRepairsGivenUp())
             .endObject();
         json.name("actions").beginObject();
         for (final Action action : Action.values())

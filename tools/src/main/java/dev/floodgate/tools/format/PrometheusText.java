@@ -86,6 +86,14 @@ public final class PrometheusText
         metrics.add(counter("floodgate_tier_divergences", "scans that found a segment entry count diverged in a " +
             "chained tier (each scan once): scans skip the rest of such a segment until the file is recovered " +
             "offline", c.tierDivergences()));
+        metrics.add(gauge("floodgate_table_entries_in_segments", "entries the segments count, every kind, " +
+            "tombstoned included", c.entryCount()));
+        metrics.add(gauge("floodgate_table_entries_counted_by_file", "entries the file counts, what an insert tests " +
+            "against the capacity: apart from floodgate_table_entries_in_segments for more than a moment, a process " +
+            "died between the two counts (a janitor repairs it within two passes)", c.fileEntryCount()));
+        metrics.add(counter("floodgate_entry_total_repairs_given_up", "repairs of the file's entry count that could " +
+            "not take every segment guard within their budget (tried again at the next janitor pass)",
+            c.entryRepairsGivenUp()));
         cluster(metrics, report.cluster());
         new PrometheusTextFormatWriter(false).write(out, new MetricSnapshots(metrics), EscapingScheme.UNDERSCORE_ESCAPING);
     }
