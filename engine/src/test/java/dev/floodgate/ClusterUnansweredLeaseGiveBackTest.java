@@ -88,6 +88,13 @@ class ClusterUnansweredLeaseGiveBackTest
                 final long unused = gate.stats().cluster().tokensUnused();
                 assertEquals(0, unused, "the node's balance was given back");
 
+                // the figures the node reports (LeaseCounters keeps the given-up request, answered no more): the
+                // given-up grant is neither leased nor refunded, so leased less refunded is what the node spent
+                final ClusterStats.Node node = gate.stats().cluster();
+                assertEquals(spent, node.tokensLeased() - node.tokensRefunded(), "leased " + node.tokensLeased() +
+                    ", refunded " + node.tokensRefunded());
+                assertEquals(spent, gate.processCluster().tokensLeased() - gate.processCluster().tokensRefunded());
+
                 final long bucket = leaseAll(redis, "bob");
                 assertEquals(LIMIT - spent, bucket + unused, "the node spent " + spent + " of the cluster's " +
                     LIMIT + ": every other token is back in the bucket or the node's balance, the timed-out " +

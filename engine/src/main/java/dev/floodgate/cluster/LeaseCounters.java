@@ -17,6 +17,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #UNANSWERED_KEPT} of them (beyond that a recovered grant goes uncounted: the count can fall short, never
  * count one twice). A replay of a request another client sent (another JVM of the node retrying it) is not this
  * client's to count.
+ *
+ * <p>A lease its node gave up unanswered stays among the unanswered for good: a call that ended
+ * {@link Lease.Outcome#UNAVAILABLE} after Redis applied it, whose seq the node's idle give-back (or last close) then
+ * refunds under, before any retry (the script takes that as giving the lease up and puts its grant back in the bucket
+ * with the refund). No answer to that request comes any more: the node moved its seq past it before refunding, and a
+ * lease under it would now be {@link Lease.Outcome#STALE} (which would free it). No figure is wrong for it: the grant
+ * never reached a caller and never will, so it is rightly not in {@link #tokensLeased}; the refund is answered with
+ * its own amount only, which is what {@link #tokensRefunded} adds, so tokens leased less refunded stay what the node
+ * spent or holds (the engine's figures too, whose leased tokens are counted at the commit:
+ * {@code ClusterUnansweredLeaseGiveBackTest}); and {@link #unavailable} counted the call once, as it ended. It costs
+ * one of the {@link #UNANSWERED_KEPT} slots for this client's life, as does any unanswered request whose retry never
+ * comes (an entry reclaimed before a check retried it): once every slot is taken, a grant a later replay recovers is
+ * left out of {@link #tokensLeased} (short, never counted twice), a figure the engine does not report.
  */
 public final class LeaseCounters
 {
