@@ -119,6 +119,23 @@ public final class FloodgateCli implements Runnable
     }
 
     /**
+     * Refuses an argument no command took, as picocli does unless help was asked for: there a help request
+     * ({@code --help}, or the {@code help} command) won over it, so {@code help --bogus} printed the top command's
+     * help, exit 0, where {@code dump --bogus} is a usage error naming it.
+     */
+    private static void requireNoStrayArguments(final ParseResult parseResult)
+    {
+        for (ParseResult command = parseResult; command != null; command = command.subcommand())
+        {
+            final CommandLine commandLine = command.commandSpec().commandLine();
+            if (!command.unmatched().isEmpty() && !commandLine.isUnmatchedArgumentsAllowed())
+            {
+                throw new CommandLine.UnmatchedArgumentException(commandLine, command.unmatched());
+            }
+        }
+    }
+
+    /**
      * Makes every {@code int} and {@code long} option and parameter take ASCII digits only (optionally after a
      * '-', which each command's range check refuses in its own words): picocli's converters take {@code +5} and
      * other scripts' digits. So a command's whole-number options are {@code long} fields, however small their
@@ -182,6 +199,7 @@ public final class FloodgateCli implements Runnable
         commandLine.setExecutionStrategy(parseResult ->
         {
             RowCount.check(parseResult);
+            requireNoStrayArguments(parseResult);
             try (Logs logs = Logs.during(verbose(parseResult)))
             {
                 return new CommandLine.RunLast().execute(parseResult);

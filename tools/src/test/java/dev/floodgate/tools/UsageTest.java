@@ -36,6 +36,29 @@ class UsageTest
         assertFalse(none.err().contains("worker"), none::toString);
     }
 
+    /**
+     * {@code floodgate help --bogus} printed the top command's help, exit 0, and {@code help dump --json} dump's: a
+     * help request won over the stray argument, as it did with {@code --help} ({@code dump --help --bogus}), where
+     * {@code dump --bogus} is a usage error naming it (found by review). Now each is that usage error: exit 2, one
+     * line naming the argument, nothing on standard output.
+     */
+    @Test
+    void aStrayArgumentBesideAHelpRequestIsAUsageErrorNamingIt()
+    {
+        for (final String[] asked : new String[][] {{"help", "--bogus"}, {"help", "dump", "--json"},
+            {"dump", "--help", "--bogus"}, {"policy", "set", "--bogus", "--help"}, {"--help", "--bogus"},
+            {"dump", "--bogus"}})
+        {
+            final String stray = asked[asked.length - 1].equals("--help") ? asked[asked.length - 2] :
+                asked[asked.length - 1];
+            final Cli.Result run = Cli.run(asked);
+            assertEquals(2, run.code(), String.join(" ", asked) + ": " + run);
+            assertEquals("", run.out(), String.join(" ", asked) + ": " + run);
+            assertTrue(run.err().contains("Unknown option: '" + stray + "'"), String.join(" ", asked) + ": " + run);
+            assertEquals(1, run.err().strip().lines().count(), "one line: " + run);
+        }
+    }
+
     @Test
     void helpTextWrapsAtSpacesOnlyAndFitsEightyColumns()
     {
