@@ -22,6 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class ClusterRedisUriTest
 {
+    /** What bench takes for {@code --cluster-redis}, as its errors say it. */
+    private static final String TAKEN = "redis://host[:port][/database] or rediss://host[:port][/database] (a port " +
+        "from 1 to 65535, a numeric database)";
+
     @TempDir
     Path dir;
 
@@ -39,6 +43,43 @@ class ClusterRedisUriTest
         final Cli.Result bench = bench("REDIS://127.0.0.1:1/0");
         assertTrue(bench.code() == 1 || bench.code() == 2, bench::toString);
         assertTrue(bench.err().contains("REDIS://127.0.0.1:1"), bench::toString);
+    }
+
+    /**
+     * {@code bench --cluster-redis nothing://} said "--cluster-redis nothing:// --cluster-limit 1000 per 3600000 ms:
+     * cluster_redis_uri='nothing://': expected a redis://, rediss:// or redis-socket:// URI, or blank for no cluster
+     * quota (Expected authority at index 10)": the URI twice, options the user did not type and that are not wrong,
+     * the engine's key, and two forms bench refuses (a blank, a unix socket). Now the option, the URI and what bench
+     * takes, once; a blank URI is named with the same expectation (it named {@code redis://} alone).
+     */
+    @Test
+    void benchNamesABadUriOnceWithWhatItTakes()
+    {
+        for (final String uri : new String[] {"nothing://", "redis://", "http://x", "redis://h:6379/db", ""})
+        {
+            final Cli.Result bench = bench(uri);
+            assertEquals(2, bench.code(), bench::toString);
+            final String shown = uri.isEmpty() ? "''" : uri;
+            assertEquals("floodgate bench: --cluster-redis " + shown + ": expected " + TAKEN +
+                " (see floodgate bench --help)\n", bench.err());
+        }
+    }
+
+    /**
+     * {@code demo --cluster --cluster-limit 4398046511103} (the limit times demo's day-long window is past what
+     * Redis's Lua counts exactly) was refused naming "--cluster-redis redis://127.0.0.1:6379/0", an option demo
+     * does not have, with a URI the user never typed (the placeholder its check used). Now only the values at
+     * fault.
+     */
+    @Test
+    void aClusterLimitErrorNamesNoUriTheUserDidNotType()
+    {
+        final Cli.Result demo = Cli.run("demo", "--cluster", "--cluster-limit", "4398046511103");
+        assertEquals(2, demo.code(), demo::toString);
+        assertTrue(demo.err().startsWith("floodgate demo: --cluster-limit 4398046511103 per 86400000 ms"),
+            demo::toString);
+        assertFalse(demo.err().contains("redis"), demo::toString);
+        assertEquals(1, demo.err().strip().lines().count(), demo::toString);
     }
 
     /**

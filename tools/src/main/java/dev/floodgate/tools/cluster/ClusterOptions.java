@@ -79,7 +79,7 @@ public final class ClusterOptions
         {
             throw new ParameterException(spec.commandLine(), "--cluster-redis " + quota.shownUri() + ": a unix " +
                 "socket needs Netty's epoll or kqueue transport, which this CLI does not carry; expected " +
-                "redis://host[:port][/database] or rediss://...");
+                ClusterQuota.URI_EXPECTED);
         }
         return quota;
     }

@@ -25,6 +25,13 @@ import java.util.function.Function;
 public record ClusterQuota(String uri, Action action, long limit, long windowMs, long lease)
 {
     /**
+     * What the CLI takes for a Redis URI, as its errors say it: the engine's {@code cluster_redis_uri} less a blank
+     * (no cluster quota, which here would be no run to judge) and a unix socket (a transport the CLI's jar lacks).
+     */
+    public static final String URI_EXPECTED = "redis://host[:port][/database] or rediss://host[:port][/database] " +
+        "(a port from 1 to 65535, a numeric database)";
+
+    /**
      * @param uri      as {@code cluster_redis_uri}.
      * @param action   the action.
      * @param limit    as {@code <action>_cluster_rate_limit}.
@@ -38,7 +45,17 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
     {
         if (uri == null || uri.isBlank())
         {
-            throw usage.apply("--cluster-redis '" + uri + "': expected a redis://host:port/db URI");
+            throw usage.apply("--cluster-redis '" + uri + "': expected " + URI_EXPECTED);
+        }
+        try
+        {
+            // the URI alone first, by the engine's rule: its error about the whole configuration named every cluster
+            // option beside the URI, and its own key and forms rather than the option's (found by review)
+            FloodgateConfig.builder().file(Path.of("unused.map")).clusterRedisUri(uri).build();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw usage.apply("--cluster-redis " + FloodgateKeys.redactedRedisUri(uri) + ": expected " + URI_EXPECTED);
         }
         if (limit < 1)
         {
@@ -56,8 +73,9 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
         }
         catch (final IllegalArgumentException ex)
         {
-            throw usage.apply("--cluster-redis " + FloodgateKeys.redactedRedisUri(uri) + " --cluster-limit " + limit +
-                " per " + windowMs + " ms" + (lease == 0 ? "" : " --cluster-lease " + lease) + ": " + ex.getMessage());
+            // the URI passed above: the values at fault are these (demo's URI is a placeholder the user never typed)
+            throw usage.apply("--cluster-limit " + limit + " per " + windowMs + " ms" +
+                (lease == 0 ? "" : " --cluster-lease " + lease) + ": " + ex.getMessage());
         }
     }
 
