@@ -178,10 +178,8 @@ final class ConfigKeys
     static void validateLimit(final Action action, final long limit, final long windowMs,
         final UnaryOperator<String> names)
     {
-        final long min = action.isSecurityControl() ? 1 : 0;
-        final long max = action.isSecurityControl() ? TokenBucket.MAX_LIMIT : MAX_LIMIT;
-        check(limit >= min && limit <= max, names.apply(limitKey(action)), limit, limitExpected(action));
-        check(windowMs >= 1 && windowMs <= MAX_WINDOW_MS, names.apply(windowKey(action)), windowMs, WINDOW_EXPECTED);
+        validateLimitAlone(action, limit, names);
+        validateWindowAlone(action, windowMs, names);
         if (action.isSecurityControl() && !isExactBucketRate(limit, windowMs))
         {
             throw new IllegalArgumentException(names.apply(limitKey(action)) + "=" + limit + " with " +
@@ -189,6 +187,20 @@ final class ConfigKeys
                 "exactly; expected limit / gcd(limit, window in ns) at most " +
                 TokenBucket.MAX_SCALE + " (e.g. 1000000 per 1000 ms, or 1009 per 60000 ms)");
         }
+    }
+
+    /** @throws IllegalArgumentException naming the key and the value, when {@code limit} is out of its range. */
+    static void validateLimitAlone(final Action action, final long limit, final UnaryOperator<String> names)
+    {
+        final long min = action.isSecurityControl() ? 1 : 0;
+        final long max = action.isSecurityControl() ? TokenBucket.MAX_LIMIT : MAX_LIMIT;
+        check(limit >= min && limit <= max, names.apply(limitKey(action)), limit, limitExpected(action));
+    }
+
+    /** @throws IllegalArgumentException naming the key and the value, when {@code windowMs} is out of its range. */
+    static void validateWindowAlone(final Action action, final long windowMs, final UnaryOperator<String> names)
+    {
+        check(windowMs >= 1 && windowMs <= MAX_WINDOW_MS, names.apply(windowKey(action)), windowMs, WINDOW_EXPECTED);
     }
 
     /** @throws IllegalArgumentException naming the key and value of the first setting out of range. */

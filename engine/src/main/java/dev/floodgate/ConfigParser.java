@@ -113,6 +113,46 @@ final class ConfigParser
         final UnaryOperator<String> names)
     {
         final FloodgateConfig.Builder builder = base.toBuilder();
+        setPolicyKeys(builder.values, values, names);
+        return builder.build(names);
+    }
+
+    /**
+     * See {@link FloodgatePolicy#checkAssignments}: the values of policy keys, each against its key's range, and
+     * a login control's limit against its window only when both are given (else that needs the policy).
+     *
+     * @param names a configuration key to the name the caller's user typed (e.g. {@code publish.limit}).
+     * @throws IllegalArgumentException as {@link #withPolicyKeys} would for the same value.
+     */
+    static void checkPolicyValues(final Map<String, String> values, final UnaryOperator<String> names)
+    {
+        final ConfigValues scratch = FloodgateConfig.builder().values;
+        setPolicyKeys(scratch, values, names);
+        // in action order, limit before window, as the whole configuration's validation reports them
+        for (final Action action : Action.values())
+        {
+            final FloodgateConfig.Limit limit = scratch.limits[action.ordinal()];
+            final boolean limitGiven = values.containsKey(limitKey(action));
+            final boolean windowGiven = values.containsKey(ConfigKeys.windowKey(action));
+            if (limitGiven && windowGiven)
+            {
+                ConfigKeys.validateLimit(action, limit.limit(), limit.windowMs(), names);
+            }
+            else if (limitGiven)
+            {
+                ConfigKeys.validateLimitAlone(action, limit.limit(), names);
+            }
+            else if (windowGiven)
+            {
+                ConfigKeys.validateWindowAlone(action, limit.windowMs(), names);
+            }
+        }
+    }
+
+    /** Parses each policy key's value into {@code settings}. @throws IllegalArgumentException for a malformed one. */
+    private static void setPolicyKeys(final ConfigValues settings, final Map<String, String> values,
+        final UnaryOperator<String> names)
+    {
         for (final Map.Entry<String, String> entry : values.entrySet())
         {
             final String key = entry.getKey();
@@ -122,9 +162,8 @@ final class ConfigParser
                 throw new IllegalArgumentException(names.apply(key) + "='" + value + "': the cluster quota's keys " +
                     "are read at start, not changed by a policy (its bucket lives in Redis)");
             }
-            setPerAction(builder.values, key, names.apply(key), value);
+            setPerAction(settings, key, names.apply(key), value);
         }
-        return builder.build(names);
     }
 
     /**

@@ -152,6 +152,22 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
         return ConfigParser.withPolicyKeys(base, keys, key -> spelled.getOrDefault(key, assignmentName(key)));
     }
 
+    /**
+     * Checks operator assignments without a policy to apply them to (a table no JVM has opened yet): each value
+     * against its own key's range, with the messages {@link #withAssignments} gives for it, and a login control's
+     * limit against its window (the token bucket's exactness) when the assignments give both. What needs the
+     * policy is not checked: such a limit or window given alone, judged against the other half in force.
+     *
+     * @param assignments as {@link #parseAssignments}.
+     * @throws IllegalArgumentException naming the assignment and what was expected.
+     */
+    public static void checkAssignments(final List<String> assignments)
+    {
+        final Map<String, String> spelled = new LinkedHashMap<>();
+        final Map<String, String> keys = parseAssignments(assignments, spelled);
+        ConfigParser.checkPolicyValues(keys, key -> spelled.getOrDefault(key, assignmentName(key)));
+    }
+
     /** @return {@code publish.limit} for {@code publish_rate_limit}, and so on; other keys as they are. */
     private static String assignmentName(final String configKey)
     {

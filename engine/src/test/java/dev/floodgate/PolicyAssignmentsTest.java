@@ -39,6 +39,29 @@ class PolicyAssignmentsTest
             FloodgatePolicy.parseAssignments(List.of("auth.limit=5", "auth.window_ms=60000")));
     }
 
+    /**
+     * A table with no policy yet has no limits or windows to apply a change to; the change's values are checked
+     * alone ({@code floodgate policy set} on such a table checked only their syntax), in the words
+     * {@code withAssignments} uses for them.
+     */
+    @Test
+    void shouldCheckEachValueAloneAsWithAPolicy()
+    {
+        for (final String[] change : new String[][] {{"publish.limit=-1"}, {"publish.window_ms=0"}, {"auth.limit=0"},
+            {"publish.mode=bogus"}, {"subscribe.limit=abc"}, {"dashboard_auth.limit=17179869184"},
+            {"auth.limit=5", "publish.window_ms=604800001"}, {"auth.limit=1031", "auth.window_ms=60000"}})
+        {
+            assertEquals(refusal(change), assertThrows(IllegalArgumentException.class,
+                () -> FloodgatePolicy.checkAssignments(List.of(change))).getMessage(), String.join(" ", change));
+        }
+        // judged by the window in force, which a table with no policy has not got
+        FloodgatePolicy.checkAssignments(List.of("auth.limit=1031"));
+        FloodgatePolicy.checkAssignments(List.of("auth.window_ms=1000", "publish.limit=0", "publish.mode=shadow"));
+        assertEquals("'publish.limt=5': unknown key 'limt', expected limit, window_ms or mode",
+            assertThrows(IllegalArgumentException.class,
+                () -> FloodgatePolicy.checkAssignments(List.of("publish.limt=5"))).getMessage());
+    }
+
     private String refusal(final String... assignments)
     {
         return assertThrows(IllegalArgumentException.class,

@@ -215,6 +215,48 @@ class DemandingOperatorTest
         assertArrayEquals(before, Files.readAllBytes(table), "the table changed");
     }
 
+    /**
+     * {@code policy set publish.limit=-1} (or a window of 0, a mode of {@code bogus}, a limit of {@code abc}) on a
+     * table with no policy yet checked the change's syntax only and said "has no policy yet ... try again once a
+     * broker has opened it", exit 1: the operator who waited for the broker then learnt of the typo. Each value is
+     * now checked against its key's bounds as on a table with a policy, in the same words (exit 2), and a login
+     * control's limit against its window when both are given; a limit that needs the policy's window to be judged
+     * is left to the refusal for want of a policy. The table is unchanged.
+     */
+    @Test
+    void aChangeToATableWithNoPolicyYetHasItsValuesChecked() throws Exception
+    {
+        final Path fresh = dir.resolve("fresh.map");
+        Floodgate.createFile(FloodgateConfig.builder().file(fresh).capacity(1_000).build());
+        final Path published = dir.resolve("published.map");
+        Floodgate.open(FloodgateConfig.builder().file(published).capacity(1_000).build()).close();
+        final byte[] before = Files.readAllBytes(fresh);
+        for (final String[] change : new String[][] {{"publish.limit=-1"}, {"publish.window_ms=0"},
+            {"auth.limit=0"}, {"publish.mode=bogus"}, {"publish.limit=abc"}, {"publish.limit=5000000000000"},
+            {"auth.window_ms=700000000"}, {"auth.limit=5", "dashboard_api.window_ms=-5"},
+            {"auth.limit=1031", "auth.window_ms=60000"}})
+        {
+            final Cli.Result withPolicy = set(published, change);
+            assertEquals(2, withPolicy.code(), withPolicy::toString);
+            final Cli.Result noPolicy = set(fresh, change);
+            assertEquals(withPolicy.err(), noPolicy.err(), "the same check and words: " + noPolicy);
+            assertEquals(2, noPolicy.code(), noPolicy::toString);
+            assertEquals("", noPolicy.out(), noPolicy::toString);
+        }
+        // judged against the auth window the first broker will publish: no policy yet to judge it by
+        final Cli.Result needsThePolicy = set(fresh, "auth.limit=1031");
+        assertEquals(1, needsThePolicy.code(), needsThePolicy::toString);
+        assertTrue(needsThePolicy.err().contains("has no policy yet"), needsThePolicy::toString);
+        assertArrayEquals(before, Files.readAllBytes(fresh), "the table changed");
+    }
+
+    private static Cli.Result set(final Path table, final String... change)
+    {
+        final String[] args = Stream.concat(Stream.of("policy", "set", "--file", table.toString()),
+            Stream.of(change)).toArray(String[]::new);
+        return Cli.run(args);
+    }
+
     private static List<Path> list(final Path directory) throws Exception
     {
         try (Stream<Path> paths = Files.list(directory))

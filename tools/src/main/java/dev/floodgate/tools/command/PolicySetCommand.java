@@ -99,7 +99,8 @@ public final class PolicySetCommand implements Callable<Integer>
         {
             if (current.generation() == 0)
             {
-                FloodgatePolicy.parseAssignments(assignments); // no policy yet to check the values against
+                // each value against its key's range, as below: a typo is named before the want of a policy
+                FloodgatePolicy.checkAssignments(assignments);
                 throw WriteAccess.noPolicyYet(file, "the policy was not changed");
             }
             else
