@@ -130,7 +130,13 @@ public record Stats(
         return segmentEntryCount - fileEntryCount;
     }
 
-    /** @return live entries of every kind. */
+    /**
+     * @return the live bucket, window and blocked-counter entries: {@code buckets + windowCounters +
+     * blockedEntries}. Not counted: lease entries ({@code cluster().leasesHeld()}), tombstoned entries of any kind
+     * ({@link #tombstoned}) and entries the pass could not read; so not the table's occupancy, which the
+     * {@code floodgate.table.entries} meter gives (leases and tombstones included), nor
+     * {@link #segmentEntryCount} (every kind, by the segments' own counts).
+     */
     public long entries()
     {
         return buckets + windowCounters + blockedEntries;
