@@ -17,7 +17,10 @@ final class Arguments
         Charge.requireCost(cost);
     }
 
-    /** A charge's: at least one quota, none of an empty identifier (each built valid otherwise). */
+    /**
+     * A charge's: at least one quota, none of an empty identifier (each was built valid, but its identifier is a
+     * {@code CharSequence} the caller may have emptied since).
+     */
     static void requireCharges(final List<Charge> charges)
     {
         Objects.requireNonNull(charges, "charges");
@@ -27,14 +30,14 @@ final class Arguments
         }
         for (final Charge charge : charges)
         {
-            requireIdentifier(charge.identifier());
+            Charge.requireIdentifier(charge.identifier());
         }
     }
 
     /** An operator's look-up or reset of one (identifier, action). */
     static void requireKey(final CharSequence identifier, final Action action)
     {
-        requireIdentifier(identifier);
+        Charge.requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
     }
 
@@ -45,15 +48,6 @@ final class Arguments
         if (n < 0)
         {
             throw new IllegalArgumentException("n=" + n + ": expected 0 or more");
-        }
-    }
-
-    private static void requireIdentifier(final CharSequence identifier)
-    {
-        Objects.requireNonNull(identifier, "identifier");
-        if (identifier.length() == 0)
-        {
-            throw new IllegalArgumentException("identifier is empty: expected at least one character");
         }
     }
 }

@@ -16,7 +16,7 @@ public record Charge(CharSequence identifier, Action action, boolean bucket, lon
     /** Validates eagerly, so a bad charge fails where it is built. */
     public Charge
     {
-        Objects.requireNonNull(identifier, "identifier");
+        requireIdentifier(identifier);
         Objects.requireNonNull(action, "action");
         requireCost(cost);
     }
@@ -31,6 +31,20 @@ public record Charge(CharSequence identifier, Action action, boolean bucket, lon
     public static Charge window(final CharSequence identifier, final Action action, final long cost)
     {
         return new Charge(identifier, action, false, cost);
+    }
+
+    /**
+     * @param identifier who.
+     * @throws NullPointerException     when it is null.
+     * @throws IllegalArgumentException when it is empty.
+     */
+    static void requireIdentifier(final CharSequence identifier)
+    {
+        Objects.requireNonNull(identifier, "identifier");
+        if (identifier.length() == 0)
+        {
+            throw new IllegalArgumentException("identifier is empty: expected at least one character");
+        }
     }
 
     /**

@@ -175,4 +175,19 @@ class HostileInputTest
                 "rate_limit_enabled=false");
         }
     }
+
+    /**
+     * Charge's Javadoc says it validates eagerly, so a bad charge fails where it is built, and its identifier is "not
+     * empty"; but only null was refused there: Charge.window("", ...) was built and failed later, in charge(), far
+     * from the code that made it (found by the broker trial).
+     */
+    @Test
+    void shouldRefuseAChargeOfAnEmptyIdentifierWhereItIsBuilt()
+    {
+        final IllegalArgumentException window = assertThrows(IllegalArgumentException.class,
+            () -> Charge.window("", Action.PUBLISH, 1));
+        assertEquals("identifier is empty: expected at least one character", window.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Charge.bucket(new StringBuilder(), Action.AUTH, 1));
+        assertThrows(IllegalArgumentException.class, () -> new Charge("", Action.AUTH, true, 1));
+    }
 }
