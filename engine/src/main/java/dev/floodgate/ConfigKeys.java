@@ -155,6 +155,31 @@ final class ConfigKeys
         return action;
     }
 
+    /**
+     * @param key   a key given as a policy change ({@link FloodgateConfig#withPolicyKeys}).
+     * @param value its value, for the error.
+     * @return the action it names.
+     * @throws IllegalArgumentException naming the key and the keys a policy has: a node's key ({@code file},
+     * {@code capacity} ...) as one a policy does not change, any other as unknown.
+     */
+    static Action policyActionOf(final String key, final String value)
+    {
+        final Action action = actionNamedBy(key, LIMIT, WINDOW, MODE, UNREACHABLE);
+        if (action != null)
+        {
+            return action;
+        }
+        final List<String> policyKeys = new ArrayList<>();
+        addPerAction(policyKeys, LIMIT, WINDOW, MODE, UNREACHABLE);
+        final String expected = "expected one of " + String.join(", ", policyKeys);
+        if (List.of(keys()).contains(key))
+        {
+            throw new IllegalArgumentException(key + "='" + value + "': not a policy key (read when a JVM opens the " +
+                "table; a policy changes limits, windows, modes and unreachable rules): " + expected);
+        }
+        throw new IllegalArgumentException("unknown policy key '" + key + "': " + expected);
+    }
+
     static String limitExpected(final Action action)
     {
         return "a whole number from " + (action.isSecurityControl() ? 1 : 0) + " to " +

@@ -162,6 +162,7 @@ final class ConfigParser
                 throw new IllegalArgumentException(names.apply(key) + "='" + value + "': the cluster quota's keys " +
                     "are read at start, not changed by a policy (its bucket lives in Redis)");
             }
+            ConfigKeys.policyActionOf(key, value); // a node's key or a misspelt one, named as such
             setPerAction(settings, key, names.apply(key), value);
         }
     }

@@ -272,6 +272,28 @@ class FloodgateConfigTest
         assertTrue(error.getMessage().contains("read at start"), error.getMessage());
     }
 
+    /**
+     * A node key given as a policy change ({@code file}, {@code capacity}) was refused as "unknown configuration key
+     * 'file': expected one of ..., file, ...": the list named the very key it called unknown (found by the broker
+     * trial). It is a key, just not one a policy changes; and a misspelt one is answered with the keys a policy has.
+     */
+    @Test
+    void shouldRefuseANodeKeyAsAPolicyChangeSayingItIsNoPolicyKey()
+    {
+        final FloodgateConfig base = FloodgateConfig.builder().build();
+        final IllegalArgumentException node = assertThrows(IllegalArgumentException.class,
+            () -> base.withPolicyKeys(Map.of("capacity", "5000")));
+        assertTrue(node.getMessage().startsWith("capacity='5000': not a policy key"), node.getMessage());
+        assertFalse(node.getMessage().contains("unknown"), node.getMessage());
+        assertTrue(node.getMessage().contains("publish_rate_limit") && !node.getMessage().contains(" file,"),
+            "names the policy's keys only: " + node.getMessage());
+        final IllegalArgumentException misspelt = assertThrows(IllegalArgumentException.class,
+            () -> base.withPolicyKeys(Map.of("publish_rate_limt", "5")));
+        assertTrue(misspelt.getMessage().startsWith("unknown policy key 'publish_rate_limt': expected one of " +
+            "auth_rate_limit, auth_rate_window_ms,"), misspelt.getMessage());
+        assertFalse(misspelt.getMessage().contains("capacity"), misspelt.getMessage());
+    }
+
     @Test
     void shouldTellConfigurationsApartByEveryClusterSetting()
     {
