@@ -50,9 +50,36 @@ final class ClusterWiring
             local[a] = config.clusterFallsBackLocal(action);
         }
         final SlotLocks locks = table.locks();
-        return new ClusterGate(source(config.clusterRedisUri(), limits, windows, nodeName(table.header())), owner,
-            config.ticker(), limits, windows, leases, local, config.clusterRetryAfterMs(),
-            SlotLocks.holderOf(table.owner()), locks::isHolderAlive);
+        final LeaseSource source = source(config.clusterRedisUri(), limits, windows, nodeName(table.header()));
+        if (!source.connected())
+        {
+            warnNotConnected(config);
+        }
+        return new ClusterGate(source, owner, config.ticker(), limits, windows, leases, local,
+            config.clusterRetryAfterMs(), SlotLocks.holderOf(table.owner()), locks::isHolderAlive);
+    }
+
+    /**
+     * The source waited for its first connection and gave up (a connection that failed outright is logged by the
+     * client, one that is merely slow or unanswered is not): without this line a broker would run every cluster
+     * check on its fallback and nothing would say so.
+     */
+    private static void warnNotConnected(final FloodgateConfig config)
+    {
+        final List<String> answers = new ArrayList<>();
+        for (final Action action : Action.values())
+        {
+            if (config.hasClusterQuota(action))
+            {
+                answers.add(ClusterKeys.fallbackKey(action) + "=" +
+                    (config.clusterFallsBackLocal(action) ? "local" : "refuse"));
+            }
+        }
+        System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: Redis at {1} not connected when " +
+            "the open''s wait for it ended; opening anyway, and until it connects each cluster check answers its " +
+            "fallback ({2}: local admits on the node''s quota alone, refuse answers {3})", config.file(),
+            FloodgateKeys.redactedRedisUri(config.clusterRedisUri()), String.join(", ", answers),
+            ClusterKeys.RETRY_AFTER_MS);
     }
 
     /**

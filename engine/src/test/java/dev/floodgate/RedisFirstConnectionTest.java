@@ -1,0 +1,50 @@
+package dev.floodgate;
+
+import dev.floodgate.testkit.ClusterKit;
+import dev.floodgate.testkit.FreezableProxy;
+import dev.floodgate.testkit.LocalRedis;
+import dev.floodgate.testkit.LoggedWarnings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * README.md (Cluster-wide quotas): "{@code Floodgate.open} waits at most 5 s for Redis's first connection, and opens
+ * anyway". A broker whose Redis was neither up nor refused within that wait (a loaded host starting Lettuce, a
+ * firewall dropping the packets) opened with every cluster check answered by its fallback, and no line said so: only a
+ * connection that failed outright was logged (found by the broker trial, on a host at load 16). Opening without the
+ * connection must be said once, naming the (redacted) URI and what the checks answer meanwhile.
+ */
+@Timeout(60)
+class RedisFirstConnectionTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldSayThatItOpensBeforeRedisIsConnected() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start(); FreezableProxy proxy = FreezableProxy.start(redis.port()))
+        {
+            proxy.cut(); // every connection is accepted and held unanswered: neither up nor failed within the wait
+            final FloodgateConfig config = ClusterKit.publishNode(dir.resolve("node.map"), proxy.redisUri(), 100,
+                60_000, 10).build();
+            final List<String> warnings;
+            try (LoggedWarnings log = LoggedWarnings.record(); Floodgate gate = Floodgate.open(config))
+            {
+                assertEquals(ClusterStats.Connection.DOWN, gate.processCluster().connection(), "held by the proxy");
+                warnings = log.warnings();
+            }
+            final List<String> said = warnings.stream().filter(w -> w.contains("not connected")).toList();
+            assertEquals(1, said.size(), "one warning that the node opened without Redis; warnings: " + warnings);
+            assertTrue(said.get(0).contains(proxy.redisUri()), said.get(0));
+            assertTrue(said.get(0).contains("publish_cluster_fallback=refuse"), said.get(0));
+        }
+    }
+}
