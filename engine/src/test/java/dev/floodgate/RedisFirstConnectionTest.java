@@ -47,4 +47,38 @@ class RedisFirstConnectionTest
             assertTrue(said.get(0).contains("publish_cluster_fallback=refuse"), said.get(0));
         }
     }
+
+    /**
+     * A URI the configuration accepts and Redis refuses (a database beyond the server's 16, a password it does not
+     * know) was logged as "cannot connect to Redis at URI (...): RedisConnectionException: Unable to connect to
+     * 127.0.0.1/&lt;unresolved&gt;:PORT": the port of a server that is up, and not Redis's own answer, so the operator
+     * looked at the network (found by the broker trial). The warning must carry Redis's reason, and no password.
+     */
+    @Test
+    void shouldSayWhyRedisRefusedTheConnection() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final String outOfRange = "redis://127.0.0.1:" + redis.port() + "/16";
+            assertTrue(failureOf(outOfRange).contains("DB index is out of range"));
+            redis.commands().configSet("requirepass", "the-right-one"); // the test's own connection stays in
+            final String said = failureOf("redis://:hunter2@127.0.0.1:" + redis.port() + "/0");
+            assertTrue(said.contains("WRONGPASS") && !said.contains("hunter2"), said);
+        }
+    }
+
+    /** @return the warning that opening a node on {@code uri} logged about the failed connection. */
+    private String failureOf(final String uri)
+    {
+        final FloodgateConfig config = ClusterKit.publishNode(dir.resolve("n" + uri.hashCode() + ".map"), uri, 100,
+            60_000, 10).build();
+        final List<String> warnings;
+        try (LoggedWarnings log = LoggedWarnings.record(); Floodgate gate = Floodgate.open(config))
+        {
+            warnings = log.warnings();
+        }
+        final List<String> said = warnings.stream().filter(w -> w.startsWith("cannot connect")).toList();
+        assertEquals(1, said.size(), "one warning for the failed connection; warnings: " + warnings);
+        return said.get(0);
+    }
 }

@@ -202,8 +202,24 @@ final class RedisConnector implements AutoCloseable
         {
             failureSaid = true;
             LOG.log(System.Logger.Level.WARNING, "cannot connect to Redis at " + shown +
-                " (cluster leases unavailable until it can; retrying every " + RETRY.toMillis() + " ms): " + error);
+                " (cluster leases unavailable until it can; retrying every " + RETRY.toMillis() + " ms): " +
+                reason(error));
         }
+    }
+
+    /**
+     * @return the failure and its innermost cause's message: Lettuce reports a server's refusal (a database out of
+     * range, a password it does not know) as "Unable to connect to host:port", Redis's answer only in the cause,
+     * and an operator told only that looks at the network. Redis's error replies never repeat a password.
+     */
+    static String reason(final Throwable error)
+    {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root)
+        {
+            root = root.getCause();
+        }
+        return root == error || root.getMessage() == null ? String.valueOf(error) : error + ": " + root.getMessage();
     }
 
     private void sendOnConnect(final StatefulRedisConnection<byte[], byte[]> open)
