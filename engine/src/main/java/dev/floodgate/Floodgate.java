@@ -224,6 +224,11 @@ public final class Floodgate implements AutoCloseable
      * the policy planner). Other settings of {@code newConfig} (file, capacity, janitor, and the cluster quota's:
      * Redis, cluster limits, leases, fallbacks, which take effect at the next open) are ignored.
      *
+     * <p>Every action's limit, window and mode is published, not only those changed: to change one, start from the
+     * policy in force, {@code reconfigure(policy().applyTo(config()).toBuilder().limit(...).build())}.
+     * {@link #config()} is what this instance was opened with, so a configuration built from it alone undoes every
+     * change published since (by another JVM, {@code floodgate policy set}, or this instance).
+     *
      * @param newConfig the configuration to take the policy from.
      * @return the published policy.
      */
