@@ -18,15 +18,16 @@ import java.util.function.ToLongFunction;
 
 /**
  * Floodgate's figures as Micrometer meters. Low cardinality: tags are the action and the outcome, never an
- * identifier.
+ * identifier. Every counter below is a {@link FunctionCounter} reading the engine's own count (found with
+ * {@code registry.get(name).functionCounter()}, not {@code counter()}).
  *
  * <ul>
  * <li>this process's: {@code floodgate.checks} (counter; tags {@code action}, {@code outcome} =
  * {@code admitted|refused|shadowed|never}; {@link Floodgate#processChecks()});</li>
  * <li>the node's, shared by every JVM mapping the file ({@link Floodgate#stats()}):
  * {@code floodgate.table.entries}, {@code floodgate.table.capacity}, {@code floodgate.table.occupancy}
- * (gauges), {@code floodgate.table.full} and {@code floodgate.checks.unreachable} (counters, tag
- * {@code action}), {@code floodgate.janitor.reaped}, {@code floodgate.tier.repairs} and
+ * (gauges; occupancy a ratio, 0 to 1), {@code floodgate.table.full} and {@code floodgate.checks.unreachable}
+ * (counters, tag {@code action}), {@code floodgate.janitor.reaped}, {@code floodgate.tier.repairs} and
  * {@code floodgate.tier.divergences} (counters: segment entry counts a scan repaired; scans that found a count
  * diverged in a chained tier, each such scan once, after which scans skip the rest of that segment until the file is
  * recovered offline).</li>
