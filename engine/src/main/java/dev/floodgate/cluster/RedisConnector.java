@@ -43,6 +43,8 @@ final class RedisConnector implements AutoCloseable
     private volatile boolean closed;
     /** Whether this failing streak of connection attempts was logged. */
     private volatile boolean failureSaid;
+    /** Whether the loss of the published connection was logged, and its reconnect not yet. */
+    private volatile boolean lostSaid;
     /** The URI as logged: without its password. */
     private final String shown;
 
@@ -71,6 +73,24 @@ final class RedisConnector implements AutoCloseable
                     // on its executor: best effort, callers' commands may reach Redis first
                     watchdog.reset();
                     execute(() -> sendOnConnect(open));
+                    if (lostSaid)
+                    {
+                        lostSaid = false;
+                        LOG.log(System.Logger.Level.INFO, "reconnected to Redis at " + shown);
+                    }
+                }
+            }
+
+            @Override
+            public void onRedisDisconnected(final RedisChannelHandler<?, ?> handler)
+            {
+                // the published connection dropped (not one replaced or closed by us): Lettuce reconnects by
+                // itself and logs through SLF4J only, which a broker may not route anywhere
+                if (!closed && !lostSaid && handler == connection.get())
+                {
+                    lostSaid = true;
+                    LOG.log(System.Logger.Level.WARNING, "lost the connection to Redis at " + shown + " (cluster " +
+                        "leases unavailable, each check answering its action's fallback, until it reconnects)");
                 }
             }
         });
