@@ -85,9 +85,12 @@ final class Attachment
         catch (final RuntimeException | Error ex)
         {
             // the clock thread is running: left, it would beat into the file the caller unmaps next (found by
-            // review: a janitor thread refused at a container's thread limit, then SIGSEGV within 100 ms)
+            // review: a janitor thread refused at a container's thread limit, then SIGSEGV within 100 ms); and so,
+            // for the same reason, is a janitor pass once it has begun
             agent.close();
             closeCluster();
+            table.detach();
+            agent.awaitJanitor();
             throw ex;
         }
         UNMAPPER.register(owner, table::close); // the action holds the table, never the owner
@@ -254,7 +257,8 @@ final class Attachment
 
     /**
      * Stops the background threads, folds this process's counts into the file, leaves the registry and waits
-     * for table operations in flight. Leaves the file mapped: the cleaner unmaps it. Once only.
+     * for table operations in flight, then for the janitor thread's end. Leaves the file mapped: the cleaner unmaps
+     * it. Once only.
      */
     void detach()
     {
@@ -280,6 +284,7 @@ final class Attachment
                 cluster.flush(clusterRegion); // the last counts, those of the leases closing ended included
             }
             table.detach();
+            agent.awaitJanitor(); // its pass in flight fails at its next step once the table is detached
         }
     }
 }

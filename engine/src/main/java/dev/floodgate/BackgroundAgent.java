@@ -44,6 +44,7 @@ final class BackgroundAgent
     private final int registrySlot;
     private final CoarseClock clock;
     private final ScheduledExecutorService janitorThread;
+    private volatile Thread janitorThreadItself; // the executor's one thread, once made: awaitJanitor joins it
     private final AtomicBoolean emergencyPending = new AtomicBoolean();
     private volatile Janitor janitor;
     private volatile boolean closed;
@@ -68,6 +69,7 @@ final class BackgroundAgent
         {
             final Thread thread = new Thread(r, "floodgate-janitor");
             thread.setDaemon(true);
+            janitorThreadItself = thread;
             return thread;
         });
     }
@@ -137,8 +139,9 @@ final class BackgroundAgent
     }
 
     /**
-     * Stops both threads (a janitor pass in flight finishes on mapped memory; table operations then throw),
-     * flushes the last counts (they stay in this slot's block) and leaves the registry.
+     * Stops both threads: the clock thread has ended when this returns; the janitor thread runs no new task, and its
+     * task in flight is interrupted ({@link #awaitJanitor} waits for it). Flushes the last counts (they stay in this
+     * slot's block) and leaves the registry.
      */
     void close()
     {
@@ -147,6 +150,35 @@ final class BackgroundAgent
         clock.close();
         counters.seal(counterRegion, registrySlot);
         registry.unregister(table.owner());
+    }
+
+    /**
+     * Waits, after {@link #close} and once the table is detached, for the janitor thread's task in flight to end,
+     * uninterruptibly and with no bound, as {@link CoarseClock#close} waits for the clock thread: then nothing of it
+     * runs after {@code Floodgate.close} returns. Short: a pass is one table operation, which the detach waited for
+     * and which fails at its next step since; an idle give-back stops at its next refund (interrupted, the client
+     * closed) and releases the refill word it holds. Before, close returned with the thread still running, and an
+     * idle give-back could take a lease's balance after its process had left the file (found by review).
+     */
+    void awaitJanitor()
+    {
+        final Thread thread = janitorThreadItself; // null when none was made; after shutdownNow, none is
+        boolean interrupted = false;
+        while (thread != null && thread.isAlive() && thread != Thread.currentThread())
+        {
+            try
+            {
+                thread.join(); // the thread ends once its task has: the executor gives a stopped worker no more
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void heartbeat()

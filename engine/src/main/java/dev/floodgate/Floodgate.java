@@ -391,7 +391,8 @@ public final class Floodgate implements AutoCloseable
      * Detaches from the file: every method but {@link #config()} throws {@link IllegalStateException} from now
      * on; the janitor and clock threads stop; this process's counts are folded into the file and it leaves the
      * process registry; table operations in flight (cold checks waiting for a segment, a janitor pass) are waited
-     * for, each bounded by its timeout. State stays in the file. With a cluster quota, the node's last live
+     * for, each bounded by its timeout (a janitor pass stops at its next step), and so is the janitor thread: once
+     * this returns, neither thread runs. State stays in the file. With a cluster quota, the node's last live
      * process gives the unspent balances of its leases back to Redis first, and those of leases a closed sibling
      * held whose identifier fits an entry's 48-byte label (about a second at most and one table scan, one
      * refund's bound when Redis is down); a process whose siblings still map the file leaves them the balances.

@@ -79,13 +79,20 @@ public final class Janitor
     }
 
     /**
-     * Runs one pass.
+     * Runs one pass, as one operation of the table ({@link QuotaTable#asOneOperation}): a close waits for the step
+     * it is in, the rest of it fails, and nothing of it touches the file once the close has returned.
      *
      * @return what it did.
+     * @throws IllegalStateException when the table is closed, before or during the pass.
      */
     public PassResult runPass()
     {
         final long now = ticker.nanos();
+        return table.asOneOperation(() -> pass(now));
+    }
+
+    private PassResult pass(final long now)
+    {
         final FileHeader header = table.header();
         header.addCounter(FileHeader.JANITOR_RUNS_OFFSET, 1);
         registry.heartbeat(ownSlot, ticker::nanos);

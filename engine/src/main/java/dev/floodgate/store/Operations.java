@@ -42,6 +42,15 @@ final class Operations
     }
 
     /**
+     * @return true once {@link #endAndAwait} has begun: an operation of many steps (a whole-table scan) stops at its
+     * next step, so that a closing table waits for one step of it, not for all of them.
+     */
+    boolean ended()
+    {
+        return ended;
+    }
+
+    /**
      * Refuses new operations and waits for those in flight (each is bounded by its guard timeout).
      *
      * @param timeoutNanos how long to wait at most.

@@ -207,6 +207,29 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
+     * Runs {@code work}, a sequence of this table's operations and of touches of its header between them (a janitor
+     * pass), as one operation: a closing table waits for it before it leaves its slot, and once closing, each
+     * operation inside it throws {@link IllegalStateException} and a scan inside it stops at its next segment, so the
+     * wait lasts one step of it. Nothing of it runs after {@link #detach} returns, unless that gave up waiting (and
+     * then kept the slot).
+     *
+     * @return what {@code work} returns.
+     * @throws IllegalStateException when this table was closed.
+     */
+    public <T> T asOneOperation(final java.util.function.Supplier<T> work)
+    {
+        operations.enter();
+        try
+        {
+            return work.get();
+        }
+        finally
+        {
+            operations.exit();
+        }
+    }
+
+    /**
      * @return whether the file at this table's path is still the one mapped here: a table removed from under its
      * processes (an operator's rm, systemd's RemoveIPC) stays mapped in them, and what is read by path is then
      * another file or none.

@@ -55,7 +55,8 @@ public final class TableScans
      * segment ends with {@link EntryTotalRepair#repairIfDrifted}, which takes every segment's guard at once for a
      * moment when the file's count has stayed apart from the segments' sum (a process died between the two). A
      * segment whose guard a live process holds for {@link QuotaTable#CHECK_TIMEOUT_NANOS} (stopped inside an
-     * operation) is skipped: a stopped process holds up what it holds, not the whole scan.
+     * operation) is skipped: a stopped process holds up what it holds, not the whole scan. Once the table is closing
+     * the scan stops at the next segment, and the segments left count as skipped.
      *
      * @param visitor receives each entry.
      * @return the number of segments skipped.
@@ -139,6 +140,12 @@ public final class TableScans
         };
         for (int segment = 0; segment < map.segments(); segment++)
         {
+            if (operations.ended())
+            {
+                // the table is closing and waits for this scan: what is left is skipped (a close waited for the whole
+                // scan, 50 ms for each segment a stopped process held, and gave up at its bound on a large table)
+                return skipped + map.segments() - segment;
+            }
             if (!guard.acquireSegment(segment, QuotaTable.CHECK_TIMEOUT_NANOS))
             {
                 skipped++;
