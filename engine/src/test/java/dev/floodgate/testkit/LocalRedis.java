@@ -255,7 +255,7 @@ public final class LocalRedis implements AutoCloseable
             watchdog.getOutputStream().close();
             if (!watchdog.waitFor(5, TimeUnit.SECONDS))
             {
-                signal("KILL");
+                trySignal("KILL"); // a server gone already is what this wants
                 watchdog.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
             }
         }
@@ -270,17 +270,42 @@ public final class LocalRedis implements AutoCloseable
         watchdog = null;
     }
 
+    /**
+     * Sends the server a signal, failing the test when it was not sent: a {@code kill} that failed (no such process,
+     * no permission) or did not end was ignored, and a test went on believing the server stopped, frozen or thawed
+     * (found by review).
+     */
     private void signal(final String name) throws IOException
     {
+        final String failure = trySignal(name);
+        if (failure != null)
+        {
+            throw new AssertionError(failure + "; redis-server's log: " + log());
+        }
+    }
+
+    /** @return null when {@code kill} sent the signal, else what went wrong. */
+    private String trySignal(final String name) throws IOException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).redirectErrorStream(true)
+            .start();
         try
         {
-            new ProcessBuilder("kill", "-" + name, Long.toString(pid)).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
+            if (!kill.waitFor(10, TimeUnit.SECONDS))
+            {
+                kill.destroyForcibly();
+                return "kill -" + name + " " + pid + " did not end within 10 s";
+            }
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
+            kill.destroyForcibly();
+            return "interrupted while sending SIG" + name + " to redis-server " + pid;
         }
+        final String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        return kill.exitValue() == 0 ? null : "kill -" + name + " " + pid + " failed (exit " + kill.exitValue() + "): "
+            + said;
     }
 
     private String log()
