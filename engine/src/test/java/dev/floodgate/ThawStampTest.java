@@ -29,7 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
  * ticker's jump is time moved on while the process runs, no stall. Measured on the ticker (tried), this test passed
  * without the wait, but the tests that move their ticker past the grace period to see entries reaped
  * ({@code FloodgateTest}, {@code StaleBucketWriteAfterReapTest}) failed: each jump stamped a resume, which held
- * reclamation back for a grace period. Load only lengthens the freeze, which stays over the threshold.
+ * reclamation back for a grace period. Load only lengthens the freeze, which stays over the threshold. Without the
+ * wait the fixed engine fails this test (tried: no resume stamped), so the real second is the stimulus, not slack;
+ * replacing it would take a second, injectable real clock through {@code Floodgate.open} for this test alone.
  */
 @Timeout(120)
 class ThawStampTest
