@@ -77,9 +77,9 @@ final class ClusterWiring
         }
         System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: Redis at {1} not connected when " +
             "the open''s wait for it ended; opening anyway, and until it connects each cluster check answers its " +
-            "fallback ({2}: local admits on the node''s quota alone, refuse answers {3})", config.file(),
-            FloodgateKeys.redactedRedisUri(config.clusterRedisUri()), String.join(", ", answers),
-            ClusterKeys.RETRY_AFTER_MS);
+            "fallback ({2}; local: admitted on the node''s quota alone, refuse: refused with a retry-after of {3} ms, " +
+            "{4})", config.file(), FloodgateKeys.redactedRedisUri(config.clusterRedisUri()), String.join(", ", answers),
+            String.valueOf(config.clusterRetryAfterMs()), ClusterKeys.RETRY_AFTER_MS);
     }
 
     /**
