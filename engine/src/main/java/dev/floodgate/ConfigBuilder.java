@@ -98,7 +98,11 @@ abstract class ConfigBuilder
         return (FloodgateConfig.Builder)this;
     }
 
-    /** @param file see {@link FloodgateConfig#file()}. @return this. */
+    /**
+     * @param file see {@link FloodgateConfig#file()}: absolute, or {@link #build()} refuses it (each JVM would
+     *             resolve a relative one against its own working directory).
+     * @return this.
+     */
     public FloodgateConfig.Builder file(final Path file)
     {
         values.file = Objects.requireNonNull(file, "file");

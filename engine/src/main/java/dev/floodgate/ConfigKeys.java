@@ -3,6 +3,7 @@ package dev.floodgate;
 import dev.floodgate.door.ShardedWindow;
 import dev.floodgate.door.TokenBucket;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -25,7 +26,7 @@ import java.util.function.UnaryOperator;
  * &lt;action&gt;_rate_unreachable          refuse    admit: a check that cannot reach its entry in time admits
  * unreachable_retry_after_ms         50        the retry-after of such a refusal
  * rate_limit_cleanup_interval_ms     300000    janitor pass interval
- * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir)
+ * file                               /dev/shm/floodgate/floodgate.map (or under java.io.tmpdir); absolute
  * capacity                           100000    entries the table is sized for
  * file_group_readable                false     create the file 0640 instead of 0600
  * file_pre_touch                     true      map every page of the table when opening it, so checks take no
@@ -64,6 +65,9 @@ final class ConfigKeys
     static final String CAPACITY_EXPECTED = "a whole number of entries from 1 to " + MAX_CAPACITY;
     static final String UNREACHABLE_RETRY_EXPECTED = "a whole number of milliseconds from 1 to " +
         MAX_UNREACHABLE_RETRY_AFTER_MS;
+    static final String FILE_EXPECTED = "an absolute path (e.g. /dev/shm/floodgate/floodgate.map): a relative one " +
+        "is resolved against each JVM's working directory, so JVMs started in different directories would enforce " +
+        "different tables";
 
     private ConfigKeys()
     {
@@ -226,6 +230,20 @@ final class ConfigKeys
     static void validateWindowAlone(final Action action, final long windowMs, final UnaryOperator<String> names)
     {
         check(windowMs >= 1 && windowMs <= MAX_WINDOW_MS, names.apply(windowKey(action)), windowMs, WINDOW_EXPECTED);
+    }
+
+    /**
+     * Refused rather than resolved: the engine cannot know which directory the node's other JVMs resolve it
+     * against, and one node enforcing two tables, each JVM its own, is the failure the file exists to prevent.
+     *
+     * @throws IllegalArgumentException naming the key and the value, when {@code file} is relative.
+     */
+    static void validateFile(final Path file)
+    {
+        if (!file.isAbsolute())
+        {
+            throw new IllegalArgumentException(FILE + "='" + file + "': expected " + FILE_EXPECTED);
+        }
     }
 
     /** @throws IllegalArgumentException naming the key and value of the first setting out of range. */

@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -78,7 +79,7 @@ final class ConfigParser
                 case ENABLED -> settings.enabled = parseBoolean(key, value);
                 case CLEANUP_INTERVAL_MS -> settings.cleanupIntervalMs = parseLong(key, value, CLEANUP_EXPECTED);
                 case CAPACITY -> settings.capacity = parseLong(key, value, CAPACITY_EXPECTED);
-                case FILE -> settings.file = Path.of(value);
+                case FILE -> settings.file = parseFile(key, value);
                 case GROUP_READABLE -> settings.groupReadable = parseBoolean(key, value);
                 case PRE_TOUCH -> settings.preTouch = parseBoolean(key, value);
                 case UNREACHABLE_RETRY_AFTER_MS -> settings.unreachableRetryAfterMs = parseLong(key, value,
@@ -222,6 +223,22 @@ final class ConfigParser
             changed = cluster.withLimit(limit.limit(), parseLong(key, value, ClusterKeys.windowExpected()));
         }
         settings.cluster[action.ordinal()] = changed;
+    }
+
+    /**
+     * @return {@code value} as a path; relative ones are refused by the build, naming them.
+     * @throws IllegalArgumentException naming the key, the value and why it is no path (a NUL character).
+     */
+    static Path parseFile(final String key, final String value)
+    {
+        try
+        {
+            return Path.of(value);
+        }
+        catch (final InvalidPathException ex)
+        {
+            throw new IllegalArgumentException(key + "='" + value + "': expected a path (" + ex.getReason() + ")", ex);
+        }
     }
 
     /**

@@ -100,6 +100,7 @@ final class ConfigValues
      */
     void validate(final UnaryOperator<String> names)
     {
+        ConfigKeys.validateFile(file);
         for (final Action action : Action.values())
         {
             final FloodgateConfig.Limit limit = limits[action.ordinal()];

@@ -225,7 +225,10 @@ public final class FloodgateConfig
         return new Builder(values.copy());
     }
 
-    /** @return the shared file, by default {@link #defaultFile()}. */
+    /**
+     * @return the shared file, by default {@link #defaultFile()}: an absolute path, as every JVM of the node must
+     * name the same table wherever it was started (a relative one is refused, naming it).
+     */
     public Path file()
     {
         return values.file;

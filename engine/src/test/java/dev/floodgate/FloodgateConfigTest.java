@@ -101,6 +101,34 @@ class FloodgateConfigTest
         assertTrue(error.getMessage().contains(hint), error.getMessage());
     }
 
+    /**
+     * A relative {@code file} was taken as it is, so it was opened against each JVM's working directory: two brokers
+     * started from different directories with {@code FLOODGATE_FILE=rel/x.map} enforced two different tables without
+     * a word, the one node, one table promise broken (found by the broker trial). Refused, from every source.
+     */
+    @Test
+    void shouldRefuseARelativeFileFromEverySourceNamingItAndWhatIsExpected()
+    {
+        final String expected = "file='rel/x.map': expected an absolute path (e.g. /dev/shm/floodgate/floodgate.map)";
+        final IllegalArgumentException env = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.fromSources(Map.of("FLOODGATE_FILE", "rel/x.map"), new Properties()));
+        assertTrue(env.getMessage().startsWith(expected), env.getMessage());
+        final Properties properties = new Properties();
+        properties.setProperty("floodgate.file", " rel/x.map ");
+        final IllegalArgumentException property = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.fromSources(Map.of(), properties));
+        assertTrue(property.getMessage().startsWith(expected), property.getMessage());
+        final IllegalArgumentException keyValues = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.fromKeyValues(Map.of("file", "rel/x.map")));
+        assertTrue(keyValues.getMessage().startsWith(expected), keyValues.getMessage());
+        final IllegalArgumentException builder = assertThrows(IllegalArgumentException.class,
+            () -> FloodgateConfig.builder().file(Path.of("rel/x.map")).build());
+        assertTrue(builder.getMessage().startsWith(expected), builder.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> FloodgateConfig.builder().file(Path.of("x.map")).build());
+        assertThrows(IllegalArgumentException.class, () -> FloodgateConfig.builder().file(Path.of("./x.map")).build());
+        assertEquals(Path.of("/tmp/x.map"), FloodgateConfig.builder().file(Path.of("/tmp/x.map")).build().file());
+    }
+
     @Test
     void shouldValidateTheBuilderLikeTheEnvironment()
     {

@@ -9,7 +9,9 @@ import java.nio.file.Path;
 /**
  * The {@code --file} option every command takes. It defaults to what the engine defaults to: the system
  * property {@code floodgate.file}, else the environment variable {@code FLOODGATE_FILE}, else
- * {@link FloodgateConfig#defaultFile()}.
+ * {@link FloodgateConfig#defaultFile()}. A relative path, natural in a shell, is resolved against the working
+ * directory here, before it reaches the engine, which refuses one (each broker JVM would resolve it against its
+ * own); so an error or a report names the table by its absolute path.
  */
 public final class FileOption
 {
@@ -25,10 +27,13 @@ public final class FileOption
         {
             throw new CliException(ExitCode.USAGE, "--file '': expected the path of a table file");
         }
-        return file != null ? file : defaultFile();
+        return file != null ? file.toAbsolutePath() : defaultFile();
     }
 
-    /** @return the engine's default file, honouring {@code floodgate.file} and {@code FLOODGATE_FILE}. */
+    /**
+     * @return the engine's default file, honouring {@code floodgate.file} and {@code FLOODGATE_FILE} (a relative
+     * value resolved against the working directory, as {@code --file}'s).
+     */
     public static Path defaultFile()
     {
         return defaultFile(System.getProperty("floodgate." + FloodgateKeys.KEY_FILE), System.getenv("FLOODGATE_FILE"));
@@ -41,6 +46,7 @@ public final class FileOption
     static Path defaultFile(final String property, final String env)
     {
         final String value = property != null ? property : env;
-        return value == null || value.isBlank() ? FloodgateConfig.defaultFile() : Path.of(value.trim());
+        return value == null || value.isBlank() ? FloodgateConfig.defaultFile() :
+            Path.of(value.trim()).toAbsolutePath();
     }
 }

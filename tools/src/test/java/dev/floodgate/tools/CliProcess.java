@@ -33,10 +33,21 @@ final class CliProcess
     static Cli.Result run(final Path dir, final Map<String, String> env, final String... args)
         throws IOException, InterruptedException
     {
+        return run(dir, null, env, args);
+    }
+
+    /**
+     * As {@link #run(Path, Map, String...)}, started in {@code workingDirectory} (null: the test's), as a user
+     * typing relative paths in a shell there.
+     */
+    static Cli.Result run(final Path dir, final Path workingDirectory, final Map<String, String> env,
+        final String... args) throws IOException, InterruptedException
+    {
         final Path out = Files.createTempFile(dir, "cli-", ".out");
         final Path err = Files.createTempFile(dir, "cli-", ".err");
         final ProcessBuilder builder = new ProcessBuilder(JvmFlags.javaCommand(FloodgateCli.class.getName(),
             System.getProperty("java.class.path"), List.of("-Xmx128m"), List.of(args)))
+            .directory(workingDirectory == null ? null : workingDirectory.toFile())
             .redirectOutput(out.toFile()).redirectError(err.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))); // a user's command that reads gets EOF
         builder.environment().remove("FLOODGATE_POLICY");

@@ -25,4 +25,13 @@ class FileOptionTest
         assertEquals(FloodgateConfig.defaultFile(), FileOption.defaultFile(null, ""));
         assertEquals(FloodgateConfig.defaultFile(), FileOption.defaultFile(null, null));
     }
+
+    /** The engine refuses a relative file; the CLI resolves its own against the directory it runs in. */
+    @Test
+    void aRelativeValueIsResolvedAgainstTheWorkingDirectory()
+    {
+        final Path here = Path.of("").toAbsolutePath();
+        assertEquals(here.resolve("rel/t.map"), FileOption.defaultFile(null, "rel/t.map"));
+        assertEquals(here.resolve("t.map"), FileOption.defaultFile(" t.map ", "/e/t.map"));
+    }
 }

@@ -55,6 +55,32 @@ class WritingCommandsTest
         assertEquals("", set.err(), "no log line before a command's output");
     }
 
+    /**
+     * The engine refuses a relative {@code file} (each broker JVM would resolve it against its own working directory,
+     * so two of them could enforce two tables); an operator in a shell types one naturally, so the CLI resolves
+     * {@code --file}, {@code FLOODGATE_FILE} and {@code floodgate.file} against its working directory before the
+     * engine sees them, and the worker JVMs of {@code bench} are given the absolute path.
+     */
+    @Test
+    void aRelativeFileIsTheTableInTheWorkingDirectory() throws Exception
+    {
+        final Cli.Result reset = CliProcess.run(dir, dir, Map.of(), "reset", "alice", "publish", "--file", "t.map");
+        assertEquals(0, reset.code(), reset::toString);
+        assertEquals("reset alice publish: cleared window, blocked\n", reset.out());
+        final Cli.Result set = CliProcess.run(dir, dir, Map.of("FLOODGATE_FILE", "t.map"), "policy", "set",
+            "subscribe.limit=7");
+        assertEquals(0, set.code(), set::toString);
+        assertTrue(set.out().startsWith("published generation 2: subscribe_rate_limit: 0 -> 7\n"), set::toString);
+        final Cli.Result stats = CliProcess.run(dir, dir, Map.of("JAVA_TOOL_OPTIONS", "-Dfloodgate.file=t.map"),
+            "stats");
+        assertEquals(0, stats.code(), stats::toString);
+        assertTrue(stats.out().startsWith("file         " + dir.resolve("t.map") + " ("), stats::toString);
+        final Cli.Result bench = CliProcess.run(dir, dir, Map.of(), "bench", "--processes", "1", "--threads", "1",
+            "--keys", "1", "--duration", "1s", "--file", "scratch/b.map");
+        assertEquals(0, bench.code(), bench::toString);
+        assertTrue(bench.out().contains("table " + dir.resolve("scratch/b.map") + " ("), bench::toString);
+    }
+
     @Test
     void anErrorIsTheOnlyLineOnStandardError() throws Exception
     {

@@ -31,6 +31,9 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
     public static final String URI_EXPECTED = "redis://host[:port][/database] or rediss://host[:port][/database] " +
         "(a port from 1 to 65535, a numeric database)";
 
+    /** The file of the configurations built only to check the cluster options: never opened; absolute, as required. */
+    private static final Path UNOPENED = Path.of("/unopened.map");
+
     /**
      * @param uri      as {@code cluster_redis_uri}.
      * @param action   the action.
@@ -51,7 +54,7 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
         {
             // the URI alone first, by the engine's rule: its error about the whole configuration named every cluster
             // option beside the URI, and its own key and forms rather than the option's (found by review)
-            FloodgateConfig.builder().file(Path.of("unused.map")).clusterRedisUri(uri).build();
+            FloodgateConfig.builder().file(UNOPENED).clusterRedisUri(uri).build();
         }
         catch (final IllegalArgumentException ex)
         {
@@ -67,7 +70,7 @@ public record ClusterQuota(String uri, Action action, long limit, long windowMs,
         }
         try
         {
-            final FloodgateConfig config = configure(FloodgateConfig.builder().file(Path.of("unused.map"))
+            final FloodgateConfig config = configure(FloodgateConfig.builder().file(UNOPENED)
                 .limit(action, FloodgateConfig.MAX_LIMIT, 3_600_000L), uri, action, limit, windowMs, lease).build();
             return new ClusterQuota(uri.trim(), action, limit, windowMs, config.clusterLease(action));
         }

@@ -88,15 +88,18 @@ public final class LoadOptions
      */
     public ScratchTable scratch(final long capacity, final String prefix, final Path parent)
     {
-        final ScratchTable scratch = ScratchTable.create(file, capacity, prefix, parent);
+        final ScratchTable scratch = ScratchTable.create(file(), capacity, prefix, parent);
         scratch.keep(keep);
         return scratch;
     }
 
-    /** @return {@code --file}, or null when not given. */
+    /**
+     * @return {@code --file} resolved against the working directory (the engine takes only an absolute path, and
+     * the worker JVMs are given this one), or null when not given; an empty one as given, for {@link #validate}.
+     */
     public Path file()
     {
-        return file;
+        return file == null || file.toString().isEmpty() ? file : file.toAbsolutePath();
     }
 
     /** @return worker JVMs, once {@link #validate} passed. */

@@ -85,7 +85,8 @@ public final class ScratchTable implements AutoCloseable
     private static ScratchTable createIn(final Path file, final long capacity, final Path dir)
     {
         final boolean ownsDir = file == null;
-        final Path table = ownsDir ? dir.resolve("floodgate.map") : file;
+        // absolute, as the engine takes it and the worker JVMs are given it: java.io.tmpdir may be relative
+        final Path table = (ownsDir ? dir.resolve("floodgate.map") : file).toAbsolutePath();
         final ScratchTable scratch = new ScratchTable(dir, table, ownsDir, Runtime.getRuntime().availableProcessors());
         try
         {
