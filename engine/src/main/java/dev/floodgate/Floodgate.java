@@ -366,9 +366,11 @@ public final class Floodgate implements AutoCloseable
     }
 
     /**
-     * @param token a dashboard session token.
+     * @param token a dashboard session token; not empty (every request without a token would share one quota).
      * @return the identifier to use for it: the first 16 bytes of its SHA-256, base64url without padding, so
      * the token itself never reaches the file.
+     * @throws NullPointerException     if the token is null.
+     * @throws IllegalArgumentException if the token is empty.
      */
     public static String sessionDigest(final CharSequence token)
     {

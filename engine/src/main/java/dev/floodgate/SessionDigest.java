@@ -17,6 +17,11 @@ final class SessionDigest
     static String of(final CharSequence token)
     {
         Objects.requireNonNull(token, "token");
+        if (token.length() == 0)
+        {
+            // every request without a token would share one quota, as an empty identifier would
+            throw new IllegalArgumentException("token is empty: expected at least one character");
+        }
         try
         {
             final byte[] digest = MessageDigest.getInstance("SHA-256")

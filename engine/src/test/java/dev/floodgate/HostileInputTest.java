@@ -190,4 +190,21 @@ class HostileInputTest
         assertThrows(IllegalArgumentException.class, () -> Charge.bucket(new StringBuilder(), Action.AUTH, 1));
         assertThrows(IllegalArgumentException.class, () -> new Charge("", Action.AUTH, true, 1));
     }
+
+    /**
+     * {@code Floodgate.sessionDigest("")} returned a digest, so every request with an empty session token shared one
+     * DASHBOARD_API quota (found by the broker trial). An empty token is refused as an empty identifier is; null
+     * stays a NullPointerException naming it.
+     */
+    @Test
+    void shouldRefuseAnEmptySessionTokenAsAnEmptyIdentifierIsRefused()
+    {
+        final IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+            () -> Floodgate.sessionDigest(""));
+        assertEquals("token is empty: expected at least one character", empty.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Floodgate.sessionDigest(new StringBuilder()));
+        assertEquals("token", assertThrows(NullPointerException.class, () -> Floodgate.sessionDigest(null))
+            .getMessage());
+        assertEquals("ungWv48Bz-pBQUDeXa4iIw", Floodgate.sessionDigest("abc"), "a token still has its digest");
+    }
 }
