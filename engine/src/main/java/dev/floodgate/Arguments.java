@@ -10,10 +10,14 @@ final class Arguments
     {
     }
 
-    /** A one-action check's: the identifier (its emptiness is found on the cold path) and the cost. */
-    static void requireCheck(final CharSequence identifier, final long cost)
+    /**
+     * A one-action check's: the identifier (its emptiness is found on the cold path), the action and the cost. The
+     * action's test costs a warm check nothing: the door dereferences it anyway, and the JIT drops the second test.
+     */
+    static void requireCheck(final CharSequence identifier, final Action action, final long cost)
     {
         Objects.requireNonNull(identifier, "identifier");
+        Objects.requireNonNull(action, "action");
         Charge.requireCost(cost);
     }
 

@@ -56,7 +56,8 @@ final class ConfigValues
     /** See {@link FloodgateConfig#hasClusterQuota(Action)}. */
     boolean hasClusterQuota(final Action action)
     {
-        return !clusterRedisUri.isEmpty() && cluster[action.ordinal()].isOn();
+        final ClusterSettings settings = cluster[row(action)]; // a null action is named, with a URI or without
+        return !clusterRedisUri.isEmpty() && settings.isOn();
     }
 
     /** See {@link FloodgateConfig#hasClusterQuota()}. */

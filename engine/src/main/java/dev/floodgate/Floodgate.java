@@ -99,7 +99,7 @@ public final class Floodgate implements AutoCloseable
      * @param identifier who: an IP, a user, a {@linkplain #sessionDigest session digest}; not empty.
      * @param action     what.
      * @return {@link #ADMITTED}, or the milliseconds until the next whole token.
-     * @throws NullPointerException     if either argument is null.
+     * @throws NullPointerException     if either argument is null, naming it ({@code identifier}, {@code action}).
      * @throws IllegalArgumentException if the identifier is empty.
      */
     public long checkLimit(final CharSequence identifier, final Action action)
@@ -120,7 +120,7 @@ public final class Floodgate implements AutoCloseable
      */
     public long checkLimit(final CharSequence identifier, final Action action, final long cost)
     {
-        Arguments.requireCheck(identifier, cost);
+        Arguments.requireCheck(identifier, action, cost);
         return keeper.checkBucket(identifier, action, cost);
     }
 
@@ -130,7 +130,7 @@ public final class Floodgate implements AutoCloseable
      * @param identifier who; not empty.
      * @param action     what.
      * @return {@link #ADMITTED}, or the milliseconds until the current window ends.
-     * @throws NullPointerException     if either argument is null.
+     * @throws NullPointerException     if either argument is null, naming it ({@code identifier}, {@code action}).
      * @throws IllegalArgumentException if the identifier is empty.
      */
     public long checkLimitInCaller(final CharSequence identifier, final Action action)
@@ -150,7 +150,7 @@ public final class Floodgate implements AutoCloseable
      */
     public long checkLimitInCaller(final CharSequence identifier, final Action action, final long cost)
     {
-        Arguments.requireCheck(identifier, cost);
+        Arguments.requireCheck(identifier, action, cost);
         return keeper.checkWindow(identifier, action, cost);
     }
 

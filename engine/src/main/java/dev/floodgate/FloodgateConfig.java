@@ -129,7 +129,7 @@ public final class FloodgateConfig
      */
     public Limit clusterLimit(final Action action)
     {
-        return values.cluster[action.ordinal()].limit();
+        return values.cluster[ConfigValues.row(action)].limit();
     }
 
     /**
@@ -155,7 +155,7 @@ public final class FloodgateConfig
      */
     public long clusterLease(final Action action)
     {
-        return values.cluster[action.ordinal()].leaseSize();
+        return values.cluster[ConfigValues.row(action)].leaseSize();
     }
 
     /**
@@ -167,7 +167,7 @@ public final class FloodgateConfig
      */
     public boolean clusterFallsBackLocal(final Action action)
     {
-        return values.cluster[action.ordinal()].fallbackLocal();
+        return values.cluster[ConfigValues.row(action)].fallbackLocal();
     }
 
     /** @return the retry-after, 1 to 60000 ms (default 100), of a check refused for want of a cluster lease. */
@@ -186,7 +186,7 @@ public final class FloodgateConfig
      */
     public boolean admitsWhenUnreachable(final Action action)
     {
-        return values.admitWhenUnreachable[action.ordinal()];
+        return values.admitWhenUnreachable[ConfigValues.row(action)];
     }
 
     /** @return the retry-after, 1 to 60000 ms (default 50), of a check refused because its entry was unreachable. */
@@ -210,7 +210,7 @@ public final class FloodgateConfig
     /** @param action an action. @return true: its refusals are counted but admitted; false (the default): enforced. */
     public boolean shadow(final Action action)
     {
-        return values.shadow[action.ordinal()];
+        return values.shadow[ConfigValues.row(action)];
     }
 
     /** @return a builder holding every default. */
@@ -243,7 +243,7 @@ public final class FloodgateConfig
     /** @param action an action. @return its limit; a limit of 0 switches it off (never a login control's). */
     public Limit limit(final Action action)
     {
-        return values.limits[action.ordinal()];
+        return values.limits[ConfigValues.row(action)];
     }
 
     /** @return the janitor's pass interval in milliseconds. */

@@ -1,5 +1,7 @@
 package dev.floodgate;
 
+import java.util.Objects;
+
 /**
  * The configuration's keys as an operator writes them: {@code publish_rate_limit} is the environment variable
  * {@code FLOODGATE_PUBLISH_RATE_LIMIT}, the system property {@code floodgate.publish_rate_limit} and the key of
@@ -46,19 +48,19 @@ public final class FloodgateKeys
     /** @param action an action. @return its limit key, e.g. {@code publish_rate_limit}. */
     public static String limitKey(final Action action)
     {
-        return ConfigKeys.limitKey(action);
+        return ConfigKeys.limitKey(Objects.requireNonNull(action, "action"));
     }
 
     /** @param action an action. @return its window key, e.g. {@code publish_rate_window_ms}. */
     public static String windowKey(final Action action)
     {
-        return ConfigKeys.windowKey(action);
+        return ConfigKeys.windowKey(Objects.requireNonNull(action, "action"));
     }
 
     /** @param action an action. @return its mode key, e.g. {@code publish_rate_mode}. */
     public static String modeKey(final Action action)
     {
-        return ConfigKeys.modeKey(action);
+        return ConfigKeys.modeKey(Objects.requireNonNull(action, "action"));
     }
 
     /**
@@ -68,30 +70,30 @@ public final class FloodgateKeys
      */
     public static String unreachableKey(final Action action)
     {
-        return ConfigKeys.unreachableKey(action);
+        return ConfigKeys.unreachableKey(Objects.requireNonNull(action, "action"));
     }
 
     /** @param action an action. @return its cluster limit key, e.g. {@code publish_cluster_rate_limit}. */
     public static String clusterLimitKey(final Action action)
     {
-        return ClusterKeys.limitKey(action);
+        return ClusterKeys.limitKey(Objects.requireNonNull(action, "action"));
     }
 
     /** @param action an action. @return its cluster window key, e.g. {@code publish_cluster_rate_window_ms}. */
     public static String clusterWindowKey(final Action action)
     {
-        return ClusterKeys.windowKey(action);
+        return ClusterKeys.windowKey(Objects.requireNonNull(action, "action"));
     }
 
     /** @param action an action. @return its lease size key, e.g. {@code publish_cluster_lease}. */
     public static String clusterLeaseKey(final Action action)
     {
-        return ClusterKeys.leaseKey(action);
+        return ClusterKeys.leaseKey(Objects.requireNonNull(action, "action"));
     }
 
     /** @param action an action. @return its fallback key, e.g. {@code publish_cluster_fallback}: refuse or local. */
     public static String clusterFallbackKey(final Action action)
     {
-        return ClusterKeys.fallbackKey(action);
+        return ClusterKeys.fallbackKey(Objects.requireNonNull(action, "action"));
     }
 }

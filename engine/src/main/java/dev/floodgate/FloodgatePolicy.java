@@ -61,10 +61,10 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
         return new FloodgatePolicy(0, rules);
     }
 
-    /** @param action an action. @return its rule. */
+    /** @param action an action. @return its rule. @throws NullPointerException naming {@code action}. */
     public Rule rule(final Action action)
     {
-        return rules.get(action);
+        return rules.get(Objects.requireNonNull(action, "action")); // an EnumMap answers null for null
     }
 
     /**

@@ -6,12 +6,18 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Executable;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -206,5 +212,78 @@ class HostileInputTest
         assertEquals("token", assertThrows(NullPointerException.class, () -> Floodgate.sessionDigest(null))
             .getMessage());
         assertEquals("ungWv48Bz-pBQUDeXa4iIw", Floodgate.sessionDigest("abc"), "a token still has its digest");
+    }
+
+    /**
+     * {@code checkLimit("x", null)} threw the JVM's helpful-NPE text ("Cannot invoke \"dev.floodgate.Action
+     * .ordinal()\" ..."), where the other arguments are named in the engine's words (found by the broker trial).
+     * Every public method or constructor of the API taking an action, found by reflection so that one added later is
+     * held to it too, names {@code action}; switched off as on.
+     */
+    @Test
+    void shouldNameTheActionWhenEveryPublicEntryTakingOneIsGivenNull()
+    {
+        final FloodgateConfig config = FloodgateConfig.builder().file(dir.resolve("null.map")).capacity(1_000)
+            .limit(Action.PUBLISH, 10, 1_000).build();
+        final List<String> called = new ArrayList<>();
+        for (final boolean enabled : new boolean[] {true, false})
+        {
+            try (Floodgate gate = Floodgate.open(config.toBuilder().enabled(enabled).build()))
+            {
+                final Map<Class<?>, Object> receivers = Map.of(Floodgate.class, gate, FloodgateConfig.class, config,
+                    FloodgateConfig.Builder.class, config.toBuilder(), FloodgatePolicy.class, gate.policy(),
+                    FloodgateKeys.class, Floodgate.class, Charge.class, Charge.class);
+                for (final Map.Entry<Class<?>, Object> receiver : receivers.entrySet())
+                {
+                    final List<Executable> entries = new ArrayList<>(List.of(receiver.getKey().getConstructors()));
+                    entries.addAll(List.of(receiver.getKey().getMethods()));
+                    for (final Executable entry : entries)
+                    {
+                        if (List.of(entry.getParameterTypes()).contains(Action.class))
+                        {
+                            called.add(entry.toString());
+                            final NullPointerException error = assertThrows(NullPointerException.class,
+                                () -> call(entry, receiver.getValue()), entry::toString);
+                            assertEquals("action", error.getMessage(), entry::toString);
+                        }
+                    }
+                }
+            }
+        }
+        for (final String method : new String[] {"checkLimit(java.lang.CharSequence,dev.floodgate.Action)",
+            "checkLimit(java.lang.CharSequence,dev.floodgate.Action,long)", "checkLimitInCaller(java.lang.CharSequence," +
+            "dev.floodgate.Action,long)", "quota(", "probe(", "probeInCaller(", "resetEntries(", "blockedCount(",
+            "topBlocked(", "Charge.bucket(", "Charge.window(", "Charge(java.lang.CharSequence", "FloodgatePolicy.rule(",
+            "FloodgateConfig.limit(", "FloodgateKeys.limitKey("})
+        {
+            assertTrue(called.stream().anyMatch(entry -> entry.contains(method)), method + " not among " + called);
+        }
+    }
+
+    /** Calls {@code entry} with null for its action and a valid value for every other parameter. */
+    private static void call(final Executable entry, final Object receiver) throws Throwable
+    {
+        final Class<?>[] types = entry.getParameterTypes();
+        final Object[] args = new Object[types.length];
+        for (int i = 0; i < types.length; i++)
+        {
+            args[i] = types[i] == Action.class ? null : types[i] == long.class ? 1L : types[i] == int.class ? 1 :
+                types[i] == boolean.class ? false : "10.0.0.1"; // CharSequence, String
+        }
+        try
+        {
+            if (entry instanceof Constructor<?> constructor)
+            {
+                constructor.newInstance(args);
+            }
+            else
+            {
+                ((Method)entry).invoke(Modifier.isStatic(entry.getModifiers()) ? null : receiver, args);
+            }
+        }
+        catch (final InvocationTargetException ex)
+        {
+            throw ex.getCause();
+        }
     }
 }
