@@ -40,8 +40,10 @@ import java.util.function.ToLongFunction;
  * {@code floodgate.cluster.tokens.unused} (gauges). A check the cluster refused is also counted
  * {@code refused} in {@code floodgate.checks}.
  * The node's figures walk the table, so one read serves every node meter for a second (the registry polls
- * them one by one). After the {@code Floodgate} is closed every meter reads NaN (a node meter within the
- * second its last read is kept), as do the node's meters once its file is removed from under it.
+ * them one by one). A closed {@code Floodgate} is refused where its meters are made or bound, with the engine's
+ * {@link IllegalStateException} naming its file, and nothing is registered. Once an instance bound is closed, every
+ * meter reads NaN, Micrometer's value for a figure that is gone (a node meter within the second its last read is
+ * kept), never an exception in the scrape; so do the node's meters once its file is removed from under it.
  *
  * <p>The meters hold the instance weakly, as Micrometer holds a meter's object, and nothing else does: a closed
  * instance the broker dropped is not kept mapped by its registry. Binding replaces every Floodgate meter the
@@ -67,12 +69,20 @@ public final class FloodgateMetrics implements MeterBinder
     private Stats node; // guarded by this
     private long nodeReadAt; // guarded by this
 
-    /** @param floodgate the instance whose figures to publish. */
+    /**
+     * @param floodgate the instance whose figures to publish; open.
+     * @throws IllegalStateException naming its file, when it is closed.
+     */
     public FloodgateMetrics(final Floodgate floodgate)
     {
-        this.instance = new WeakReference<>(java.util.Objects.requireNonNull(floodgate, "floodgate"));
+        this.instance = new WeakReference<>(requireOpen(java.util.Objects.requireNonNull(floodgate, "floodgate")));
     }
 
+    /**
+     * Registers the meters, replacing every Floodgate meter {@code registry} holds.
+     *
+     * @throws IllegalStateException naming the file, when the instance was closed since these metrics were made.
+     */
     @Override
     public void bindTo(final MeterRegistry registry)
     {
@@ -81,6 +91,7 @@ public final class FloodgateMetrics implements MeterBinder
         {
             throw new IllegalStateException("the Floodgate these metrics were made for is gone");
         }
+        requireOpen(floodgate); // before anything is removed or registered: a closed one's meters would read NaN
         for (final Meter meter : List.copyOf(registry.getMeters()))
         {
             if (NAMES.contains(meter.getId().getName()))
@@ -129,6 +140,16 @@ public final class FloodgateMetrics implements MeterBinder
         {
             ClusterMeters.bind(registry, this, floodgate);
         }
+    }
+
+    /**
+     * @return {@code floodgate}, asked for this process's checks, a read of the heap every meter here makes: a closed
+     * instance throws the engine's {@link IllegalStateException}, naming its file, as every public method then does.
+     */
+    private static Floodgate requireOpen(final Floodgate floodgate)
+    {
+        floodgate.processChecks();
+        return floodgate;
     }
 
     /** @return a figure of the node's, from a read at most a second old; NaN once closed. */

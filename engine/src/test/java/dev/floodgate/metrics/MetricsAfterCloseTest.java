@@ -11,10 +11,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.ref.WeakReference;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The binder's meters outlive the instance they read. A meter's function holds the {@code FloodgateMetrics}, which
@@ -74,6 +76,25 @@ class MetricsAfterCloseTest
             System.gc(); // a full collection clears an unreachable referent at once
         }
         assertNull(closed.get(), "the registry still holds the closed Floodgate (its file stays mapped)");
+    }
+
+    /**
+     * Making the meters of a closed instance, or binding them once it was closed, succeeded without a word, and every
+     * meter read NaN from its first scrape (found by the broker trial): every public method of a closed instance
+     * throws (issue 9), and so now do these, with the engine's words naming the file. Nothing is registered.
+     */
+    @Test
+    void shouldRefuseToMakeOrBindTheMetersOfAClosedInstanceNamingItsFile()
+    {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final Floodgate gate = Floodgate.open(config("closed.map"));
+        final FloodgateMetrics metrics = new FloodgateMetrics(gate);
+        gate.close();
+        final String closed = "Floodgate on " + dir.resolve("closed.map") + " is closed";
+        assertEquals(closed, assertThrows(IllegalStateException.class, () -> metrics.bindTo(registry)).getMessage());
+        assertEquals(List.of(), registry.getMeters(), "meters of a closed instance");
+        assertEquals(closed, assertThrows(IllegalStateException.class, () -> new FloodgateMetrics(gate))
+            .getMessage());
     }
 
     private WeakReference<Floodgate> openBindAndClose(final SimpleMeterRegistry registry)
