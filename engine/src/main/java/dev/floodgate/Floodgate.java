@@ -36,7 +36,11 @@ public final class Floodgate implements AutoCloseable
      * "forever", so callers that treat any non-zero result as a refusal need no special case.
      */
     public static final long NEVER = CheckResult.NEVER;
-    /** Environment variable that, set to {@code publish}, makes {@link #open} publish its configuration. */
+    /**
+     * Environment variable that, set to {@code publish}, makes {@link #open} publish its configuration; unset, blank or
+     * {@code adopt} (the default), {@code open} publishes only on a file with no policy yet and otherwise adopts the
+     * file's; any other value fails {@code open}, naming it. README.md, "One policy for the node", says more.
+     */
     public static final String POLICY_ENV = "FLOODGATE_POLICY";
     /** System property equivalent of {@link #POLICY_ENV}. */
     public static final String POLICY_PROPERTY = "floodgate.policy";

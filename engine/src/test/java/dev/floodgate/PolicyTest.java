@@ -110,6 +110,7 @@ class PolicyTest
         assertTrue(PolicyPublisher.publishAsked(null, " Publish "));
         assertFalse(PolicyPublisher.publishAsked("", "pubish"), "the property wins, and blank is the default");
         assertFalse(PolicyPublisher.publishAsked(null, null));
+        assertFalse(PolicyPublisher.publishAsked(null, " Adopt "), "adopt, as README says: the default, named");
     }
 
     @Test
