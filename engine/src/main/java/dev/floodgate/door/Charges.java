@@ -140,7 +140,7 @@ final class Charges
             {
                 // the cluster's part comes once every node quota admitted
                 final long claimed = BucketDoor.claim(doors, c.identifier(), hash, c.action(), rule, c.cost(),
-                    charging.slots, charging.starts, i, null, false);
+                    charging.slots, charging.starts, i, null);
                 charging.unreachable[i] = claimed == BucketDoor.UNREACHABLE;
                 result = charging.unreachable[i] ? doors.unavailableResult(c.action()) : claimed;
             }

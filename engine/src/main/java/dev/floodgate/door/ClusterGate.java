@@ -113,17 +113,23 @@ public final class ClusterGate implements AutoCloseable
     /**
      * Spends {@code cost} from the node's lease, after the node's door admitted it.
      *
+     * <p><b>Precondition</b>: {@code action} has a cluster quota ({@link #covers}) and {@code cost} is at most its
+     * cluster limit ({@link #exceedsLimit} is false). Every caller answers {@link CheckResult#NEVER} before it claims
+     * anything when it is not ({@link Doors#overCluster}: the bucket and window checks, and a charge, whose quota
+     * over the limit claims nothing and reaches no spend), so the warm path does not test it again; a larger cost
+     * could be spent from a balance that holds it, past the cluster limit. Without a linked lease it is tested
+     * still ({@link LeaseWait#admitCold}).
+     *
      * @param node the slot of the node's entry that admitted it, whose {@link QuotaSlot#lease} link this follows
      *             and keeps; null to look the lease up by name.
-     * @return {@link CheckResult#ADMITTED}, {@link CheckResult#NEVER} for a cost over the cluster limit, or a
-     * retry-after in ms (the door then gives its claim back).
+     * @return {@link CheckResult#ADMITTED}, or a retry-after in ms (the door then gives its claim back).
      */
     long admit(final Doors doors, final CharSequence identifier, final int hash, final Action action, final long cost,
         final QuotaSlot node)
     {
-        // the warm path, kept small enough to inline into the doors: the node's slot links a lease that covers it
+        // the warm path, kept small enough to inline into the doors: the node's slot links a lease
         final QuotaSlot linked = node != null ? node.lease : null;
-        if (linked != null && cost <= limits[action.ordinal()])
+        if (linked != null)
         {
             final long left = LeaseBalance.spend(linked, cost, leaseSize[action.ordinal()]);
             if (left == LeaseBalance.SPENT_ON_LINE)

@@ -84,7 +84,7 @@ final class LeaseWait
     {
         if (cost > limits[action.ordinal()])
         {
-            return CheckResult.NEVER; // the doors answer this before claiming; a guard for any other caller
+            return CheckResult.NEVER; // admit's precondition, which the doors keep: tested here, where it costs nothing
         }
         final int kindAction = ClusterGate.KIND | action.ordinal();
         QuotaSlot slot = node != null ? node.lease : null;
