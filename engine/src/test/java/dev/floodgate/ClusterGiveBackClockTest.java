@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /**
  * {@code ChargeGiveBackClockTest}'s case on the clustered path: a bucket check the cluster refuses gives the node's
- * claim back ({@code BucketDoor.claim}), and that give-back must read the clock after the TAT word it judges. With a
- * clock read before the word (as the door did until {@code BucketGiveBack} took a ticker), a thread descheduled
+ * claim back ({@code BucketDoor.spendCluster}), and that give-back must read the clock after the TAT word it judges.
+ * With a clock read before the word (as the door did until {@code BucketGiveBack} took a ticker), a thread descheduled
  * after that read returns the part of its claim that refilled meanwhile on top of a check's claim: the node's
  * bucket of 10 ends full where 5 are spent, and admits 5 + 10 within 500 ms once the cluster has tokens again.
  *
