@@ -38,6 +38,12 @@ public final class EngineTap
         return clock.nanos();
     }
 
+    /** @return the window door's coarse clock itself (its thread's sleep is package-private to the door). */
+    public CoarseClock coarseClock()
+    {
+        return clock;
+    }
+
     /** @param action an action. @return its block in the file's current policy. */
     public PolicyRegion.Block block(final Action action)
     {
