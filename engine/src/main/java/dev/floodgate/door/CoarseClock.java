@@ -7,8 +7,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A monotonic millisecond clock for the doors, read with one or two loads instead of a {@code clock_gettime}: a
- * daemon thread publishes the ticker's time about every {@link #TICK_NANOS} while checks read it, and sleeps while
+ * A monotonic millisecond clock for the doors, read with two loads instead of a {@code clock_gettime}: a daemon
+ * thread publishes the ticker's time about every {@link #TICK_NANOS} while checks read it, and sleeps while
  * none do.
  *
  * <p>What is guaranteed, under any number of reading threads:
@@ -125,10 +125,11 @@ public final class CoarseClock implements AutoCloseable
     {
         final int state = this.state; // before the time: a state that is not ASLEEP was written after its publish
         final long now = nowNanos;
-        return state == READ ? now : unread(state, now);
+        return state == READ ? now : rareRead(state, now);
     }
 
-    private long unread(final int state, final long now)
+    /** The first read after a tick, any read of an asleep clock, and every read of an injected ticker. */
+    private long rareRead(final int state, final long now)
     {
         switch (state)
         {
