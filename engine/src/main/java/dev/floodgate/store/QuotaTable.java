@@ -208,10 +208,10 @@ public final class QuotaTable implements AutoCloseable
 
     /**
      * Runs {@code work}, a sequence of this table's operations and of touches of its header between them (a janitor
-     * pass), as one operation: a closing table waits for it before it leaves its slot, and once closing, each
-     * operation inside it throws {@link IllegalStateException} and a scan inside it stops at its next segment, so the
-     * wait lasts one step of it. Nothing of it runs after {@link #detach} returns, unless that gave up waiting (and
-     * then kept the slot).
+     * pass), or of writes to entries it resolved earlier (an idle lease give-back), as one operation: a closing table
+     * waits for it before it leaves its slot, and once closing, each operation inside it throws
+     * {@link IllegalStateException} and a scan inside it stops at its next segment, so the wait lasts one step of it.
+     * Nothing of it runs after {@link #detach} returns, unless that gave up waiting (and then kept the slot).
      *
      * @return what {@code work} returns.
      * @throws IllegalStateException when this table was closed.
