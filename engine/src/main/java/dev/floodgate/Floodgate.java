@@ -405,7 +405,8 @@ public final class Floodgate implements AutoCloseable
      *
      * <p>The file is never unmapped under a check: a warm check that passed the closed test a moment before may
      * still be writing to it. It is unmapped when this instance becomes unreachable (a {@link Cleaner} action),
-     * which a running check prevents. Idempotent; thread-safe.
+     * which a running check prevents. Idempotent; thread-safe: a close called while another is in progress returns
+     * once that one has.
      */
     @Override
     public void close()
