@@ -1,7 +1,5 @@
 package dev.floodgate;
 
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -25,6 +23,12 @@ import static dev.floodgate.ConfigKeys.limitExpected;
 import static dev.floodgate.ConfigKeys.limitKey;
 import static dev.floodgate.ConfigKeys.modeKey;
 import static dev.floodgate.ConfigKeys.unreachableKey;
+import static dev.floodgate.ConfigText.parseBoolean;
+import static dev.floodgate.ConfigText.parseChoice;
+import static dev.floodgate.ConfigText.parseFile;
+import static dev.floodgate.ConfigText.parseLong;
+import static dev.floodgate.ConfigText.parseShadow;
+import static dev.floodgate.ConfigText.parseUnreachable;
 
 /**
  * The configuration as an operator writes it, parsed into a {@link FloodgateConfig.Builder} (as Caffeine's
@@ -33,7 +37,7 @@ import static dev.floodgate.ConfigKeys.unreachableKey;
  * {@link ConfigValues} directly (an operator writes a limit and its window as two keys); the configuration knows
  * the parser only through its public factories ({@code fromEnvironment}, {@code fromSources},
  * {@code fromKeyValues}, {@code withPolicyKeys}), which hand their input straight here. The keys and what
- * their values must be are {@link ConfigKeys}'s. Stateless.
+ * their values must be are {@link ConfigKeys}'s, one value's text to its type {@link ConfigText}'s. Stateless.
  */
 final class ConfigParser
 {
@@ -223,92 +227,5 @@ final class ConfigParser
             changed = cluster.withLimit(limit.limit(), parseLong(key, value, ClusterKeys.windowExpected()));
         }
         settings.cluster[action.ordinal()] = changed;
-    }
-
-    /**
-     * @return {@code value} as a path; relative ones are refused by the build, naming them.
-     * @throws IllegalArgumentException naming the key, the value and why it is no path (a NUL character).
-     */
-    static Path parseFile(final String key, final String value)
-    {
-        try
-        {
-            return Path.of(value);
-        }
-        catch (final InvalidPathException ex)
-        {
-            throw new IllegalArgumentException(key + "='" + value + "': expected a path (" + ex.getReason() + ")", ex);
-        }
-    }
-
-    /**
-     * @return {@code value} (trimmed) as ASCII digits, optionally after a '-' (no key takes a negative number,
-     * but the range check names what it does take, in the words it uses for any other out-of-range value);
-     * never {@code +100} or another script's digits, which {@link Long#parseLong} would take.
-     * @throws IllegalArgumentException naming the key, the value and {@code expected}.
-     */
-    static long parseLong(final String key, final String value, final String expected)
-    {
-        final String text = value.trim();
-        try
-        {
-            if (!isAsciiWholeNumber(text))
-            {
-                throw new NumberFormatException("not ASCII digits");
-            }
-            return Long.parseLong(text);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(key + "='" + value + "': expected " + expected, ex);
-        }
-    }
-
-    /** @return whether {@code text} is ASCII digits 0-9, at least one, optionally after a '-'. */
-    static boolean isAsciiWholeNumber(final String text)
-    {
-        final int start = text.startsWith("-") ? 1 : 0;
-        if (text.length() == start)
-        {
-            return false;
-        }
-        for (int i = start; i < text.length(); i++)
-        {
-            if (text.charAt(i) < '0' || text.charAt(i) > '9')
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    static boolean parseShadow(final String key, final String value)
-    {
-        return parseChoice(key, value, "enforce", "shadow", false);
-    }
-
-    static boolean parseUnreachable(final String key, final String value)
-    {
-        return parseChoice(key, value, "refuse", "admit", false);
-    }
-
-    static boolean parseBoolean(final String key, final String value)
-    {
-        return parseChoice(key, value, "true", "false", true);
-    }
-
-    /**
-     * @return {@code firstMeansTrue} for {@code first}, its opposite for {@code second} (any case, trimmed); else
-     * an error naming both, in that order.
-     */
-    private static boolean parseChoice(final String key, final String value, final String first, final String second,
-        final boolean firstMeansTrue)
-    {
-        final String v = value.trim().toLowerCase(Locale.ROOT);
-        if (v.equals(first) || v.equals(second))
-        {
-            return v.equals(first) == firstMeansTrue;
-        }
-        throw new IllegalArgumentException(key + "='" + value + "': expected " + first + " or " + second);
     }
 }
