@@ -207,11 +207,10 @@ public final class QuotaTable implements AutoCloseable
     }
 
     /**
-     * Runs {@code work}, a sequence of this table's operations and of touches of its header between them (a janitor
-     * pass), or of writes to entries it resolved earlier (an idle lease give-back), as one operation: a closing table
-     * waits for it before it leaves its slot, and once closing, each operation inside it throws
-     * {@link IllegalStateException} and a scan inside it stops at its next segment, so the wait lasts one step of it.
-     * Nothing of it runs after {@link #detach} returns, unless that gave up waiting (and then kept the slot).
+     * Runs {@code work} (a janitor pass: operations and header touches; an idle lease give-back: writes to entries
+     * resolved earlier) as one operation: a closing table waits for it before it leaves its slot, and once closing each
+     * operation inside it throws {@link IllegalStateException} and a scan stops at its next segment, so the wait lasts
+     * one step. Nothing of it runs after {@link #detach} returns, unless that gave up waiting (and kept the slot).
      *
      * @return what {@code work} returns.
      * @throws IllegalStateException when this table was closed.
