@@ -89,8 +89,9 @@ final class RedisConnector implements AutoCloseable
                 if (!closed && !lostSaid && handler == connection.get())
                 {
                     lostSaid = true;
-                    LOG.log(System.Logger.Level.WARNING, "lost the connection to Redis at " + shown + " (cluster " +
-                        "leases unavailable, each check answering its action's fallback, until it reconnects)");
+                    LOG.log(System.Logger.Level.WARNING, "lost the connection to Redis at " + shown + " (no new " +
+                        "cluster leases until it reconnects: checks spend what the node's leases hold, then answer " +
+                        "their action's fallback)");
                 }
             }
         });
@@ -227,6 +228,9 @@ final class RedisConnector implements AutoCloseable
         }
     }
 
+    /** Causes {@link #reason} follows at most. */
+    private static final int MAX_CAUSES = 16;
+
     /**
      * @return the failure and its innermost cause's message: Lettuce reports a server's refusal (a database out of
      * range, a password it does not know) as "Unable to connect to host:port", Redis's answer only in the cause,
@@ -235,7 +239,8 @@ final class RedisConnector implements AutoCloseable
     static String reason(final Throwable error)
     {
         Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root)
+        // bounded: a cause chain may loop (A -> B -> A), which Throwable itself does not prevent
+        for (int depth = 0; depth < MAX_CAUSES && root.getCause() != null && root.getCause() != root; depth++)
         {
             root = root.getCause();
         }
