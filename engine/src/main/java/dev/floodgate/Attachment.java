@@ -256,10 +256,9 @@ final class Attachment
     }
 
     /**
-     * The idle give-back, as one table operation: it takes balances out of the file, so a close waits for it (its
-     * refunds end at the first that finds the client closed) and none runs once the table is closing. It was none:
-     * an operator's {@code cleanup()} took a lease's balance out of the file after close returned, its process out
-     * of the registry, and lost it to the closed client (found by review, CleanupGiveBackCloseTest).
+     * The idle give-back as one table operation, since it takes balances out of the file: a close waits for it (its
+     * refunds end at the first that finds the client closed), and none runs once the table is closing (found by
+     * review: an operator's cleanup() took a balance out after close returned, lost to the closed client).
      */
     private void giveBackIdle()
     {
