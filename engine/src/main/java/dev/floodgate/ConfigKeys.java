@@ -146,15 +146,16 @@ final class ConfigKeys
     /**
      * @param key a per-action key.
      * @return the action it names.
-     * @throws IllegalArgumentException naming the key and every key there is, when it names no action's.
+     * @throws IllegalArgumentException naming the key, the key it probably misspells ({@link KeySpelling}) and every
+     * key there is, when it names no action's.
      */
     static Action actionOf(final String key)
     {
         final Action action = actionNamedBy(key, LIMIT, WINDOW, MODE, UNREACHABLE);
         if (action == null)
         {
-            throw new IllegalArgumentException("unknown configuration key '" + key + "': expected one of " +
-                String.join(", ", keys()));
+            throw new IllegalArgumentException("unknown configuration key '" + key + "'" +
+                KeySpelling.didYouMean(key, keys()) + ": expected one of " + String.join(", ", keys()));
         }
         return action;
     }
@@ -164,7 +165,8 @@ final class ConfigKeys
      * @param value its value, for the error.
      * @return the action it names.
      * @throws IllegalArgumentException naming the key and the keys a policy has: a node's key ({@code file},
-     * {@code capacity} ...) as one a policy does not change, any other as unknown.
+     * {@code capacity} ...) as one a policy does not change, any other as unknown (with the policy key it probably
+     * misspells).
      */
     static Action policyActionOf(final String key, final String value)
     {
@@ -181,7 +183,8 @@ final class ConfigKeys
             throw new IllegalArgumentException(key + "='" + value + "': not a policy key (read when a JVM opens the " +
                 "table; a policy changes limits, windows, modes and unreachable rules): " + expected);
         }
-        throw new IllegalArgumentException("unknown policy key '" + key + "': " + expected);
+        throw new IllegalArgumentException("unknown policy key '" + key + "'" +
+            KeySpelling.didYouMean(key, policyKeys.toArray(new String[0])) + ": " + expected);
     }
 
     static String limitExpected(final Action action)

@@ -121,8 +121,8 @@ public record FloodgatePolicy(long generation, Map<Action, Rule> rules)
                 case "limit" -> FloodgateKeys.limitKey(action);
                 case "window_ms" -> FloodgateKeys.windowKey(action);
                 case "mode" -> FloodgateKeys.modeKey(action);
-                default -> throw new IllegalArgumentException("'" + text + "': unknown key '" + key +
-                    "', expected limit, window_ms or mode");
+                default -> throw new IllegalArgumentException("'" + text + "': unknown key '" + key + "'" +
+                    KeySpelling.didYouMean(key, "limit", "window_ms", "mode") + ", expected limit, window_ms or mode");
             };
             final String first = firstAssignment.putIfAbsent(configKey, text);
             if (first != null)

@@ -19,9 +19,6 @@ final class UnknownNames
     static final String ENV_PREFIX = "FLOODGATE_";
     static final String PROPERTY_PREFIX = "floodgate.";
 
-    /** A name at most this many edits from a key is taken for a misspelling of it. */
-    static final int MAX_EDITS = 2;
-
     /** Names with the prefix the project reads that are not keys: none of them is warned about. */
     static final Set<String> OTHERS = Set.of(
         Floodgate.POLICY_ENV, Floodgate.POLICY_PROPERTY,    // the engine: publish or adopt the policy
@@ -48,7 +45,7 @@ final class UnknownNames
     /**
      * @return one sentence per environment variable starting {@code FLOODGATE_} and per system property starting
      * {@code floodgate.} that the configuration does not read, naming it and the key it is closest to when one
-     * is at most {@link #MAX_EDITS} edits away (case aside); in name order, variables first.
+     * is at most {@link KeySpelling#MAX_EDITS} edits away (case aside); in name order, variables first.
      */
     static List<String> warnings(final Map<String, String> env, final Properties properties)
     {
@@ -65,7 +62,7 @@ final class UnknownNames
         {
             if (name.startsWith(ENV_PREFIX) && !knownEnv.contains(name))
             {
-                final String meant = closest(name.substring(ENV_PREFIX.length()), keys);
+                final String meant = KeySpelling.closest(name.substring(ENV_PREFIX.length()), keys);
                 warnings.add(sentence("environment variable " + name,
                     meant == null ? null : ENV_PREFIX + meant.toUpperCase(Locale.ROOT)));
             }
@@ -74,7 +71,7 @@ final class UnknownNames
         {
             if (name.startsWith(PROPERTY_PREFIX) && !knownProperties.contains(name))
             {
-                final String meant = closest(name.substring(PROPERTY_PREFIX.length()), keys);
+                final String meant = KeySpelling.closest(name.substring(PROPERTY_PREFIX.length()), keys);
                 warnings.add(sentence("system property " + name, meant == null ? null : PROPERTY_PREFIX + meant));
             }
         }
@@ -85,47 +82,5 @@ final class UnknownNames
     {
         return what + " is not a Floodgate configuration key and is ignored" +
             (meant == null ? "" : "; did you mean " + meant + "?");
-    }
-
-    /** @return the first of {@code keys} fewest edits from {@code name} (case aside), if at most MAX_EDITS. */
-    static String closest(final String name, final String[] keys)
-    {
-        final String lower = name.toLowerCase(Locale.ROOT);
-        String best = null;
-        int bestEdits = MAX_EDITS + 1;
-        for (final String key : keys)
-        {
-            final int edits = edits(lower, key);
-            if (edits < bestEdits)
-            {
-                best = key;
-                bestEdits = edits;
-            }
-        }
-        return best;
-    }
-
-    /** @return the Levenshtein distance: insertions, deletions and substitutions turning a into b. */
-    static int edits(final String a, final String b)
-    {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++)
-        {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++)
-        {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++)
-            {
-                final int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
-            }
-            final int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
     }
 }

@@ -317,9 +317,36 @@ class FloodgateConfigTest
             "names the policy's keys only: " + node.getMessage());
         final IllegalArgumentException misspelt = assertThrows(IllegalArgumentException.class,
             () -> base.withPolicyKeys(Map.of("publish_rate_limt", "5")));
-        assertTrue(misspelt.getMessage().startsWith("unknown policy key 'publish_rate_limt': expected one of " +
-            "auth_rate_limit, auth_rate_window_ms,"), misspelt.getMessage());
+        assertTrue(misspelt.getMessage().startsWith("unknown policy key 'publish_rate_limt' (did you mean " +
+            "publish_rate_limit?): expected one of auth_rate_limit, auth_rate_window_ms,"), misspelt.getMessage());
         assertFalse(misspelt.getMessage().contains("capacity"), misspelt.getMessage());
+    }
+
+    /**
+     * An unknown key was named, but not the key it was probably a misspelling of, though the environment's warning
+     * ({@link UnknownNames}) already found that one: an operator had to read the list of every key to find it.
+     */
+    @Test
+    void shouldSuggestTheKeyAMisspeltOneProbablyMeant()
+    {
+        assertRefused("unknown configuration key 'publish_rate_limt' (did you mean publish_rate_limit?): expected " +
+            "one of rate_limit_enabled, ", () -> FloodgateConfig.fromKeyValues(Map.of("publish_rate_limt", "5")));
+        assertRefused("unknown configuration key 'Capacty' (did you mean capacity?): expected one of ",
+            () -> FloodgateConfig.fromKeyValues(Map.of("Capacty", "5")));
+        assertRefused("unknown configuration key 'publish_cluster_rate_limt' (did you mean " +
+            "publish_cluster_rate_limit?): ",
+            () -> FloodgateConfig.fromKeyValues(Map.of("publish_cluster_rate_limt", "5")));
+        assertRefused("unknown configuration key 'colour': expected one of ", // nothing within two edits
+            () -> FloodgateConfig.fromKeyValues(Map.of("colour", "red")));
+        final FloodgateConfig base = FloodgateConfig.builder().build();
+        assertRefused("unknown policy key 'auth_rate_windw_ms' (did you mean auth_rate_window_ms?): expected one of ",
+            () -> base.withPolicyKeys(Map.of("auth_rate_windw_ms", "5")));
+    }
+
+    private static void assertRefused(final String start, final org.junit.jupiter.api.function.Executable parse)
+    {
+        final String message = assertThrows(IllegalArgumentException.class, parse).getMessage();
+        assertTrue(message.startsWith(start), message);
     }
 
     @Test

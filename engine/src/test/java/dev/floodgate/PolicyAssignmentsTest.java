@@ -57,7 +57,7 @@ class PolicyAssignmentsTest
         // judged by the window in force, which a table with no policy has not got
         FloodgatePolicy.checkAssignments(List.of("auth.limit=1031"));
         FloodgatePolicy.checkAssignments(List.of("auth.window_ms=1000", "publish.limit=0", "publish.mode=shadow"));
-        assertEquals("'publish.limt=5': unknown key 'limt', expected limit, window_ms or mode",
+        assertEquals("'publish.limt=5': unknown key 'limt' (did you mean limit?), expected limit, window_ms or mode",
             assertThrows(IllegalArgumentException.class,
                 () -> FloodgatePolicy.checkAssignments(List.of("publish.limt=5"))).getMessage());
     }

@@ -64,11 +64,11 @@ class UnknownNamesTest
     void shouldSuggestOnlyAKeyAtMostTwoEditsAway()
     {
         final String[] keys = FloodgateKeys.keys();
-        assertEquals("capacity", UnknownNames.closest("CAPACTY", keys));
-        assertEquals("file", UnknownNames.closest("files", keys));
-        assertNull(UnknownNames.closest("capa", keys));
-        assertEquals(3, UnknownNames.edits("kitten", "sitting"));
-        assertEquals(0, UnknownNames.edits("", ""));
+        assertEquals("capacity", KeySpelling.closest("CAPACTY", keys));
+        assertEquals("file", KeySpelling.closest("files", keys));
+        assertNull(KeySpelling.closest("capa", keys));
+        assertEquals(3, KeySpelling.edits("kitten", "sitting"));
+        assertEquals(0, KeySpelling.edits("", ""));
     }
 
     @Test

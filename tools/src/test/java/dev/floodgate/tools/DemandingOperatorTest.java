@@ -210,7 +210,7 @@ class DemandingOperatorTest
             "one), so nothing was reset; try again once a broker has opened it\n", reset.err());
         final Cli.Result typo = Cli.run("policy", "set", "publish.limt=5", "--file", table.toString());
         assertEquals(2, typo.code(), typo::toString);
-        assertTrue(typo.err().contains("'publish.limt=5': unknown key 'limt'"), typo::toString);
+        assertTrue(typo.err().contains("'publish.limt=5': unknown key 'limt' (did you mean limit?)"), typo::toString);
         assertEquals("", set.out() + reset.out() + typo.out());
         assertArrayEquals(before, Files.readAllBytes(table), "the table changed");
     }
