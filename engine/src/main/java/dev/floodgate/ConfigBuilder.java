@@ -105,7 +105,7 @@ abstract class ConfigBuilder
      */
     public FloodgateConfig.Builder file(final Path file)
     {
-        values.file = Objects.requireNonNull(file, "file");
+        values.setFile(Objects.requireNonNull(file, "file"));
         return (FloodgateConfig.Builder)this;
     }
 

@@ -239,13 +239,19 @@ final class ConfigKeys
      * Refused rather than resolved: the engine cannot know which directory the node's other JVMs resolve it
      * against, and one node enforcing two tables, each JVM its own, is the failure the file exists to prevent.
      *
-     * @throws IllegalArgumentException naming the key and the value, when {@code file} is relative.
+     * @param defaultOrigin where {@code file} came from when it is the default ({@link DefaultFile#origin()}), the
+     *                      operator never having written it; null when they set it.
+     * @throws IllegalArgumentException naming the key and the value, when {@code file} is relative; for a relative
+     * default (a relative java.io.tmpdir), where it came from and what to set.
      */
-    static void validateFile(final Path file)
+    static void validateFile(final Path file, final String defaultOrigin)
     {
         if (!file.isAbsolute())
         {
-            throw new IllegalArgumentException(FILE + "='" + file + "': expected " + FILE_EXPECTED);
+            throw new IllegalArgumentException(FILE + "='" + file + "'" +
+                (defaultOrigin == null ? "" : " (the default, from " + defaultOrigin + ")") + ": expected " +
+                FILE_EXPECTED + (defaultOrigin == null ? "" : "; set " + FILE + " (FLOODGATE_FILE, floodgate." +
+                FILE + " or the builder's file) to an absolute path, or start the JVM with an absolute java.io.tmpdir"));
         }
     }
 

@@ -83,7 +83,7 @@ final class ConfigParser
                 case ENABLED -> settings.enabled = parseBoolean(key, value);
                 case CLEANUP_INTERVAL_MS -> settings.cleanupIntervalMs = parseLong(key, value, CLEANUP_EXPECTED);
                 case CAPACITY -> settings.capacity = parseLong(key, value, CAPACITY_EXPECTED);
-                case FILE -> settings.file = parseFile(key, value);
+                case FILE -> settings.setFile(parseFile(key, value));
                 case GROUP_READABLE -> settings.groupReadable = parseBoolean(key, value);
                 case PRE_TOUCH -> settings.preTouch = parseBoolean(key, value);
                 case UNREACHABLE_RETRY_AFTER_MS -> settings.unreachableRetryAfterMs = parseLong(key, value,

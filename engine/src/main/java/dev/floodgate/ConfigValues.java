@@ -16,7 +16,9 @@ import java.util.function.UnaryOperator;
  */
 final class ConfigValues
 {
-    Path file = FloodgateConfig.defaultFile();
+    Path file;
+    /** Where {@link #file} came from while it is the default ({@link DefaultFile#origin()}); null once it is set. */
+    String fileDefaultOrigin;
     boolean enabled = true;
     final FloodgateConfig.Limit[] limits = new FloodgateConfig.Limit[Action.values().length];
     final boolean[] shadow = new boolean[Action.values().length];
@@ -34,11 +36,26 @@ final class ConfigValues
 
     ConfigValues()
     {
+        this(DefaultFile.onThisHost());
+    }
+
+    /** @param defaultFile the file until {@link #setFile} is called: this host's, or a test's. */
+    ConfigValues(final DefaultFile defaultFile)
+    {
+        file = defaultFile.path();
+        fileDefaultOrigin = defaultFile.origin();
         for (final Action action : Action.values())
         {
             limits[action.ordinal()] = new FloodgateConfig.Limit(action.defaultLimit(), action.defaultWindowMs());
             cluster[action.ordinal()] = ClusterSettings.defaults(action);
         }
+    }
+
+    /** Sets the file: the operator's from now on, refused as theirs if relative. */
+    void setFile(final Path file)
+    {
+        this.file = file;
+        fileDefaultOrigin = null;
     }
 
     /** @return {@code action}'s index in every per-action table; a null action fails here, named. */
@@ -78,6 +95,7 @@ final class ConfigValues
     {
         final ConfigValues copy = new ConfigValues();
         copy.file = file;
+        copy.fileDefaultOrigin = fileDefaultOrigin;
         copy.enabled = enabled;
         System.arraycopy(limits, 0, copy.limits, 0, limits.length);
         System.arraycopy(shadow, 0, copy.shadow, 0, shadow.length);
@@ -101,7 +119,7 @@ final class ConfigValues
      */
     void validate(final UnaryOperator<String> names)
     {
-        ConfigKeys.validateFile(file);
+        ConfigKeys.validateFile(file, fileDefaultOrigin);
         for (final Action action : Action.values())
         {
             final FloodgateConfig.Limit limit = limits[action.ordinal()];

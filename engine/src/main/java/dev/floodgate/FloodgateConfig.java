@@ -1,6 +1,5 @@
 package dev.floodgate;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
@@ -288,13 +287,14 @@ public final class FloodgateConfig
         return values.preTouch;
     }
 
-    /** @return the default file: under {@code /dev/shm/floodgate/} where that exists, else under the temp dir. */
+    /**
+     * @return the default file: under {@code /dev/shm/floodgate/} where that exists, else under the temp dir
+     * ({@code java.io.tmpdir}/floodgate/; a relative temp dir makes it relative, which a configuration refuses,
+     * saying so).
+     */
     public static Path defaultFile()
     {
-        final Path shm = Path.of("/dev/shm");
-        final Path dir = Files.isDirectory(shm) ? shm.resolve("floodgate")
-            : Path.of(System.getProperty("java.io.tmpdir"), "floodgate");
-        return dir.resolve("floodgate.map");
+        return DefaultFile.onThisHost().path();
     }
 
     @Override

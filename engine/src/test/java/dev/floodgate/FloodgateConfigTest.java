@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -8,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -347,6 +349,34 @@ class FloodgateConfigTest
     {
         final String message = assertThrows(IllegalArgumentException.class, parse).getMessage();
         assertTrue(message.startsWith(start), message);
+    }
+
+    /**
+     * On a host without /dev/shm the default file is under java.io.tmpdir, and a relative one
+     * ({@code -Djava.io.tmpdir=tmp}) made it relative: refused, rightly, but as "file='tmp/floodgate/floodgate.map'",
+     * a file the operator never set. The refusal says where it came from and what to set. The host without /dev/shm
+     * is {@link DefaultFile#of}'s, given a directory that does not exist.
+     */
+    @Test
+    void shouldSayWhereARelativeDefaultFileCameFromAndWhatToSet(@TempDir final Path dir)
+    {
+        final Path noShm = dir.resolve("no-shm");
+        final DefaultFile relative = DefaultFile.of(noShm, "tmp");
+        assertEquals(Path.of("tmp", "floodgate", "floodgate.map"), relative.path());
+        final IllegalArgumentException byDefault = assertThrows(IllegalArgumentException.class,
+            () -> new ConfigValues(relative).validate(UnaryOperator.identity()));
+        assertEquals("file='tmp/floodgate/floodgate.map' (the default, from java.io.tmpdir=tmp, as " + noShm +
+            " is not a directory): expected " + ConfigKeys.FILE_EXPECTED + "; set file (FLOODGATE_FILE, " +
+            "floodgate.file or the builder's file) to an absolute path, or start the JVM with an absolute " +
+            "java.io.tmpdir", byDefault.getMessage());
+        final ConfigValues set = new ConfigValues(relative);
+        set.setFile(Path.of("tmp", "floodgate", "floodgate.map"));
+        assertEquals("file='tmp/floodgate/floodgate.map': expected " + ConfigKeys.FILE_EXPECTED,
+            assertThrows(IllegalArgumentException.class, () -> set.validate(UnaryOperator.identity())).getMessage(),
+            "the same path set by the operator is theirs");
+        final ConfigValues absolute = new ConfigValues(DefaultFile.of(noShm, dir.toString()));
+        absolute.validate(UnaryOperator.identity());
+        assertEquals(dir.resolve("floodgate").resolve("floodgate.map"), absolute.copy().file);
     }
 
     @Test
