@@ -63,13 +63,14 @@ public final class FloodgateReader implements AutoCloseable
     /**
      * Maps an existing table read-only. Never creates the file.
      *
-     * @param file the table.
+     * @param path the table; a relative path is resolved against the working directory, once, here (only a
+     *             writer must name the node's table absolutely), and the reader names the absolute one.
      * @return the reader; close it to unmap.
-     * @throws FloodgateFileException naming the file when it is missing, unreadable, foreign or damaged.
+     * @throws FloodgateFileException naming the file, absolute, when it is missing, unreadable, foreign or damaged.
      */
-    public static FloodgateReader open(final Path file)
+    public static FloodgateReader open(final Path path)
     {
-        Objects.requireNonNull(file, "file");
+        final Path file = Objects.requireNonNull(path, "file").toAbsolutePath();
         final ReadOnlyMapping mapping = ReadOnlyMapping.open(file);
         try
         {
@@ -87,7 +88,7 @@ public final class FloodgateReader implements AutoCloseable
         }
     }
 
-    /** @return the file. */
+    /** @return the file, absolute: the one {@link #open} opened. */
     public Path file()
     {
         return mapping.file();
