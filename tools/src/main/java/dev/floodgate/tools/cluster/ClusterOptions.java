@@ -23,7 +23,8 @@ public final class ClusterOptions
     private long limit;
 
     @Option(names = "--cluster-window", paramLabel = "D", defaultValue = "60m",
-        description = "With --cluster-redis: the cluster window, like 60m, 10s, 500ms (default ${DEFAULT-VALUE}).")
+        description = "With --cluster-redis: the cluster window, 1ms to 7d: " + Durations.FORMS + ", e.g. 60m, " +
+            "1h, 10s, 500ms (default ${DEFAULT-VALUE}).")
     private String window;
 
     @Option(names = "--cluster-lease", paramLabel = "N", defaultValue = "0",
@@ -71,7 +72,7 @@ public final class ClusterOptions
         {
             // in the option's words: the engine's would name its key, in ms, and a 0 this option refuses
             throw new ParameterException(spec.commandLine(), "--cluster-window '" + window + "': expected 1ms to " +
-                "7 days (" + TimeUnit.MILLISECONDS.toMinutes(FloodgateConfig.MAX_WINDOW_MS) + "m)");
+                "7d (" + TimeUnit.MILLISECONDS.toMinutes(FloodgateConfig.MAX_WINDOW_MS) + "m)");
         }
         final ClusterQuota quota = ClusterQuota.of(uri, action, limit, windowMs, lease,
             message -> new ParameterException(spec.commandLine(), message));

@@ -55,6 +55,9 @@ public final class BenchCommand implements Callable<Integer>
     private static final long KEY_BYTES = 128;
     /** Most threads x keys per worker: 64 MB of counters on top of its heap. */
     static final long MAX_THREAD_KEYS = 4_000_000L;
+    /** The longest --duration and --warmup, as typed and as a bound. */
+    private static final String MAX_DURATION = "10m";
+    private static final long MAX_DURATION_NS = TimeUnit.MINUTES.toNanos(10);
     /** The exact bucket's largest limit (README: 2^34 - 1), for the error of a --limit it cannot represent. */
     private static final long BUCKET_MAX_LIMIT = (1L << 34) - 1;
 
@@ -71,17 +74,19 @@ public final class BenchCommand implements Callable<Integer>
         description = "bucket (checkLimit) or window (checkLimitInCaller); default ${DEFAULT-VALUE}.")
     private String door;
 
-    @Option(names = "--keys", paramLabel = "K", defaultValue = "16", description = "Identifiers (default ${DEFAULT-VALUE}).")
+    @Option(names = "--keys", paramLabel = "K", defaultValue = "16", description = "Identifiers, 1 to 1,000,000, " +
+        "and --keys x --threads at most 4,000,000: each thread counts every key (default ${DEFAULT-VALUE}).")
     private long keys;
 
     @Option(names = "--duration", paramLabel = "D", defaultValue = "5s",
-        description = "Run length: seconds, or like 5s, 1500ms, 1m (default ${DEFAULT-VALUE}).")
+        description = "Run length, 1ms to " + MAX_DURATION + ": " + Durations.FORMS + ", e.g. 5s, 1500ms, 2m " +
+            "(default ${DEFAULT-VALUE}).")
     private String duration;
 
     @Option(names = "--warmup", paramLabel = "W",
         description = "Before the run, each JVM makes the same checks under another action for W, so that the " +
-            "run measures the engine rather than the JIT compiling it (default: none, the run includes the " +
-            "JIT's warm-up).")
+            "run measures the engine rather than the JIT compiling it; 1ms to " + MAX_DURATION + ": " +
+            Durations.FORMS + " (default: none, the run includes the JIT's warm-up).")
     private String warmup;
 
     @Option(names = "--limit", paramLabel = "L",
@@ -234,9 +239,9 @@ public final class BenchCommand implements Callable<Integer>
         try
         {
             final long nanos = Durations.parse(text);
-            if (nanos > TimeUnit.MINUTES.toNanos(10))
+            if (nanos > MAX_DURATION_NS)
             {
-                throw new IllegalArgumentException("'" + text + "': at most 10 minutes");
+                throw new IllegalArgumentException("'" + text + "': expected at most " + MAX_DURATION);
             }
             return nanos;
         }

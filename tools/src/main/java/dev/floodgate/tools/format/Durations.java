@@ -6,6 +6,10 @@ public final class Durations
     private static final long US = 1_000L;
     private static final long MS = 1_000_000L;
     private static final long S = 1_000_000_000L;
+    private static final long H = 3_600 * S;
+
+    /** What {@link #parse} takes, in the words of its error and of every duration option's help. */
+    public static final String FORMS = "a whole number of ms, s, m, h or d (a bare number: seconds)";
 
     private Durations()
     {
@@ -50,10 +54,11 @@ public final class Durations
     }
 
     /**
-     * Parses a duration as an operator types it: {@code 5}, {@code 5s}, {@code 500ms}, {@code 2m}.
+     * Parses a duration as an operator types it ({@link #FORMS}): {@code 5}, {@code 5s}, {@code 500ms}, {@code 2m},
+     * {@code 1h}, {@code 7d}; any case, blanks around it ignored.
      *
      * @param text the duration; a bare number means seconds.
-     * @return nanoseconds.
+     * @return nanoseconds, at least 1 ms.
      * @throws IllegalArgumentException naming the text and the accepted forms.
      */
     public static long parse(final String text)
@@ -74,6 +79,14 @@ public final class Durations
             {
                 nanos = Math.multiplyExact(WholeNumbers.parseLong(t.substring(0, t.length() - 1)), 60 * S);
             }
+            else if (t.endsWith("h"))
+            {
+                nanos = Math.multiplyExact(WholeNumbers.parseLong(t.substring(0, t.length() - 1)), H);
+            }
+            else if (t.endsWith("d"))
+            {
+                nanos = Math.multiplyExact(WholeNumbers.parseLong(t.substring(0, t.length() - 1)), 24 * H);
+            }
             else
             {
                 nanos = Math.multiplyExact(WholeNumbers.parseLong(t), S);
@@ -86,8 +99,8 @@ public final class Durations
         }
         catch (final NumberFormatException | ArithmeticException ex)
         {
-            throw new IllegalArgumentException("'" + text + "': expected a positive duration such as 5, 5s, " +
-                "500ms or 2m");
+            throw new IllegalArgumentException("'" + text + "': expected a positive duration, " + FORMS +
+                ", e.g. 500ms, 5s, 2m or 1h");
         }
     }
 }
