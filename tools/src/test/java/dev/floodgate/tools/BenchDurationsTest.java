@@ -34,6 +34,8 @@ class BenchDurationsTest
     {
         final CommandSpec bench = FloodgateCli.newCommandLine().getSubcommands().get("bench").getCommandSpec();
         assertHelp(bench, "--keys", "1 to 1,000,000", "--keys x --threads at most 4,000,000");
+        assertHelp(bench, "--processes", "1 to 32");
+        assertHelp(bench, "--threads", "1 to 256");
         assertHelp(bench, "--duration", "1ms to 10m", FORMS);
         assertHelp(bench, "--warmup", "1ms to 10m", FORMS);
         assertHelp(bench, "--cluster-window", "1ms to 7d", FORMS);

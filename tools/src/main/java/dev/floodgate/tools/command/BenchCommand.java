@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Multi-process load on a new scratch table: P JVMs of T threads check one door over K keys " +
-        "for D seconds.", "Prints throughput per JVM and in total, latency percentiles (HdrHistogram) and the " +
+        "for a duration D.", "Prints throughput per JVM and in total, latency percentiles (HdrHistogram) and the " +
         "exactness check (exit 1 when admissions differ from what the quotas allow)."})
 public final class BenchCommand implements Callable<Integer>
 {

@@ -25,10 +25,12 @@ public final class LoadOptions
             "with room for it).")
     private Path file;
 
-    @Option(names = "--processes", paramLabel = "P", description = "Worker JVMs (default ${DEFAULT-VALUE}).")
+    @Option(names = "--processes", paramLabel = "P", description = "Worker JVMs, 1 to " + MAX_PROCESSES +
+        " (default ${DEFAULT-VALUE}).")
     private long processes;
 
-    @Option(names = "--threads", paramLabel = "T", description = "Threads per JVM (default ${DEFAULT-VALUE}).")
+    @Option(names = "--threads", paramLabel = "T", description = "Threads per JVM, 1 to " + MAX_THREADS +
+        " (default ${DEFAULT-VALUE}).")
     private long threads;
 
     @Option(names = "--keep", description = "Keep the scratch table and worker logs instead of deleting them.")
