@@ -45,8 +45,16 @@ public final class FileOption
      */
     static Path defaultFile(final String property, final String env)
     {
+        return defaultFile(property, env, FloodgateConfig.defaultFile());
+    }
+
+    /**
+     * @param engineDefault {@link FloodgateConfig#defaultFile()}: relative on a host without /dev/shm whose
+     *                      java.io.tmpdir is, and then resolved as a relative value is.
+     */
+    static Path defaultFile(final String property, final String env, final Path engineDefault)
+    {
         final String value = property != null ? property : env;
-        return value == null || value.isBlank() ? FloodgateConfig.defaultFile() :
-            Path.of(value.trim()).toAbsolutePath();
+        return (value == null || value.isBlank() ? engineDefault : Path.of(value.trim())).toAbsolutePath();
     }
 }

@@ -34,4 +34,19 @@ class FileOptionTest
         assertEquals(here.resolve("rel/t.map"), FileOption.defaultFile(null, "rel/t.map"));
         assertEquals(here.resolve("t.map"), FileOption.defaultFile(" t.map ", "/e/t.map"));
     }
+
+    /**
+     * The engine's own default is relative on a host without /dev/shm whose java.io.tmpdir is relative; the CLI passed
+     * it on as it was, so {@code reset} and {@code policy set} were refused naming a {@code file} the operator never
+     * set. It is resolved as a value of the variable is.
+     */
+    @Test
+    void aRelativeEngineDefaultIsResolvedAgainstTheWorkingDirectory()
+    {
+        final Path here = Path.of("").toAbsolutePath();
+        final Path relative = Path.of("tmp", "floodgate", "floodgate.map");
+        assertEquals(here.resolve(relative), FileOption.defaultFile(null, null, relative));
+        assertEquals(here.resolve(relative), FileOption.defaultFile(" ", "/e/t.map", relative));
+        assertEquals(Path.of("/e/t.map"), FileOption.defaultFile(null, "/e/t.map", relative));
+    }
 }
