@@ -246,13 +246,17 @@ final class ConfigKeys
      */
     static void validateFile(final Path file, final String defaultOrigin)
     {
-        if (!file.isAbsolute())
+        if (file.isAbsolute())
         {
-            throw new IllegalArgumentException(FILE + "='" + file + "'" +
-                (defaultOrigin == null ? "" : " (the default, from " + defaultOrigin + ")") + ": expected " +
-                FILE_EXPECTED + (defaultOrigin == null ? "" : "; set " + FILE + " (FLOODGATE_FILE, floodgate." +
-                FILE + " or the builder's file) to an absolute path, or start the JVM with an absolute java.io.tmpdir"));
+            return;
         }
+        if (defaultOrigin == null)
+        {
+            throw new IllegalArgumentException(FILE + "='" + file + "': expected " + FILE_EXPECTED);
+        }
+        throw new IllegalArgumentException(FILE + "='" + file + "' (the default, from " + defaultOrigin +
+            "): expected " + FILE_EXPECTED + "; set " + FILE + " (FLOODGATE_FILE, floodgate." + FILE +
+            " or the builder's file) to an absolute path, or start the JVM with an absolute java.io.tmpdir");
     }
 
     /** @throws IllegalArgumentException naming the key and value of the first setting out of range. */

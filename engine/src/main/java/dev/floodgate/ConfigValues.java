@@ -17,7 +17,10 @@ import java.util.function.UnaryOperator;
 final class ConfigValues
 {
     Path file;
-    /** Where {@link #file} came from while it is the default ({@link DefaultFile#origin()}); null once it is set. */
+    /**
+     * Where {@link #file} came from while it is the default ({@link DefaultFile#origin()}), for its refusal; null once
+     * it is set. Not a setting: equality ignores it.
+     */
     String fileDefaultOrigin;
     boolean enabled = true;
     final FloodgateConfig.Limit[] limits = new FloodgateConfig.Limit[Action.values().length];
