@@ -256,9 +256,9 @@ final class Attachment
     }
 
     /**
-     * The idle give-back as one table operation, since it takes balances out of the file: a close waits for it (its
-     * refunds end at the first that finds the client closed), and none runs once the table is closing (found by
-     * review: an operator's cleanup() took a balance out after close returned, lost to the closed client).
+     * The idle give-back as one table operation, since it takes balances out of the file: a close waits for it, its
+     * refund in flight answered before the client closes ({@link ClusterGate#close}), and none runs once the table is
+     * closing (found by review: an operator's cleanup() took a balance out after close returned, lost to the client).
      */
     private void giveBackIdle()
     {
@@ -273,7 +273,7 @@ final class Attachment
     void detach()
     {
         final boolean lastOfNode = cluster != null && agent.lastAttached(); // before leaving the registry
-        agent.close(); // interrupts an idle give-back pass in flight: it stops at its next refund
+        agent.close(); // interrupts an idle give-back in flight: it starts no refund after the one in flight
         try
         {
             if (lastOfNode)

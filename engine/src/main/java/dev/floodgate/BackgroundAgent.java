@@ -156,9 +156,9 @@ final class BackgroundAgent
      * Waits, after {@link #close} and once the table is detached, for the janitor thread's task in flight to end,
      * uninterruptibly and with no bound, as {@link CoarseClock#close} waits for the clock thread: then nothing of it
      * runs after {@code Floodgate.close} returns. Short: a pass is one table operation, which the detach waited for
-     * and which fails at its next step since; an idle give-back stops at its next refund (interrupted, the client
-     * closed) and releases the refill word it holds. Before, close returned with the thread still running, and an
-     * idle give-back could take a lease's balance after its process had left the file (found by review).
+     * and which fails at its next step since; an idle give-back, waited for before the client closed, has ended.
+     * Before, close returned with the thread still running, and an idle give-back could take a lease's balance after
+     * its process had left the file (found by review).
      */
     void awaitJanitor()
     {

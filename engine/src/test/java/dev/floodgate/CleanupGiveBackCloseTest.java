@@ -122,8 +122,8 @@ class CleanupGiveBackCloseTest
                 closer.start();
                 try
                 {
-                    Await.until("close returning or waiting for the operations in flight", 60,
-                        () -> returned.getCount() == 0 || waitsForOperations(closer));
+                    Await.until("close returning or waiting for the give-back in flight", 60,
+                        () -> returned.getCount() == 0 || waitsForTheGiveBack(closer));
                 }
                 finally
                 {
@@ -149,11 +149,17 @@ class CleanupGiveBackCloseTest
         return gate.stats().cluster().tokensUnused();
     }
 
-    private static boolean waitsForOperations(final Thread closer)
+    /**
+     * In the client's close, for the idle passes' end ({@code LeaseGiveBack.endIdle}), or in the table's detach, for
+     * the operations in flight: either waits for the give-back.
+     */
+    private static boolean waitsForTheGiveBack(final Thread closer)
     {
         return Arrays.stream(closer.getStackTrace()).anyMatch(frame ->
             frame.getClassName().equals("dev.floodgate.store.Operations") &&
-                frame.getMethodName().equals("endAndAwait"));
+                frame.getMethodName().equals("endAndAwait") ||
+                frame.getClassName().equals("dev.floodgate.door.LeaseGiveBack") &&
+                    frame.getMethodName().equals("endIdle"));
     }
 
     private static void admit(final Floodgate gate, final StallingTicker ticker, final String identifier)

@@ -158,9 +158,14 @@ public final class ClusterGate implements AutoCloseable
         }
     }
 
+    /**
+     * Ends the idle give-backs ({@link LeaseGiveBack#endIdle}: the refund in flight is answered first, within its
+     * bound), then closes the source, whose calls in flight end unavailable.
+     */
     @Override
     public void close()
     {
+        giveBacks.endIdle();
         source.close();
     }
 }

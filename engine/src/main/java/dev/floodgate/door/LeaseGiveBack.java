@@ -28,7 +28,10 @@ import java.util.concurrent.TimeUnit;
  * ({@link LeaseRefund#idleRefundWaitNanos}), of a close 100 ms ({@link LeaseRefund#CLOSE_REFUND_WAIT_NANOS}: a
  * refund slower than that at close counts as unavailable, its tokens are lost to the bound); a pass stops starting
  * give-backs after {@link #PASS_BUDGET_NANOS} and at the first refund that finds Redis unavailable, so a down Redis
- * costs a pass at most one bound. Passes are serialised on this object. Thread-safe.
+ * costs a pass at most one bound. Passes are serialised on this object. A refund's wait does not end at an interrupt
+ * (its status is given back: a thread whose status is set is served like any other), and an idle pass in flight
+ * when its JVM closes starts no give-back after its refund in flight, whose answer the close waits for before the
+ * client closes ({@link #endIdle}). Thread-safe.
  */
 public final class LeaseGiveBack
 {
@@ -43,6 +46,7 @@ public final class LeaseGiveBack
     private final long[] windowsNanos;
     private final LeaseRefund refunds;
     private final ConcurrentHashMap<Ref, Watch> known = new ConcurrentHashMap<>();
+    private volatile boolean idleEnded; // the JVM is closing: no idle pass starts a give-back
 
     /** A lease this JVM refilled. */
     private record Ref(int kindAction, String identifier)
@@ -145,7 +149,7 @@ public final class LeaseGiveBack
             {
                 continue;
             }
-            if (ticker.nanos() - start >= PASS_BUDGET_NANOS)
+            if (ticker.nanos() - start >= PASS_BUDGET_NANOS || idleEnded)
             {
                 break;
             }
@@ -163,24 +167,44 @@ public final class LeaseGiveBack
     }
 
     /**
+     * Ends the idle passes (this JVM is closing, before its client closes): none starts a give-back from now on, and
+     * this waits for the one in flight, on whichever thread, to have its refund in flight answered, within that
+     * refund's wait ({@link LeaseRefund#idleRefundWaitNanos}, an interrupt notwithstanding). Before, a close closed the
+     * client under that refund, and its tokens, out of the file, were lost (found by review).
+     */
+    public void endIdle()
+    {
+        idleEnded = true;
+        synchronized (this)
+        {
+            // the monitor is the wait: a pass holds it until its refund in flight is answered
+        }
+    }
+
+    /**
      * Gives back every lease's balance (the node's last JVM is closing): those this JVM knows, then, while Redis
      * answers and the budget lasts, those {@link NamedLeases} finds (one scan of the table). Within
-     * {@link #PASS_BUDGET_NANOS} plus one refund's wait and that scan; stops at the first refund that finds Redis
-     * unavailable. Throws nothing: what is not given back stays in the file.
+     * {@link #PASS_BUDGET_NANOS} plus one refund's wait and that scan, once an idle pass in flight has ended
+     * ({@link #endIdle}); stops at the first refund that finds Redis unavailable, not at an interrupt. Throws
+     * nothing: what is not given back stays in the file.
      *
      * @param doors the doors, whose table is scanned for the leases this JVM does not know.
      * @return the leases given back.
      */
-    public synchronized int giveBackAll(final Doors doors)
+    public int giveBackAll(final Doors doors)
     {
-        final long start = ticker.nanos();
-        final int[] given = {0};
-        if (giveBackKnown(start, given) && rememberNamed(doors, start))
+        endIdle(); // the idle pass in flight starts no further give-back: this one gives every lease back
+        synchronized (this)
         {
-            giveBackKnown(start, given); // the named ones; those given back already hold nothing now
+            final long start = ticker.nanos();
+            final int[] given = {0};
+            if (giveBackKnown(start, given) && rememberNamed(doors, start))
+            {
+                giveBackKnown(start, given); // the named ones; those given back already hold nothing now
+            }
+            known.clear();
+            return given[0];
         }
-        known.clear();
-        return given[0];
     }
 
     /** @return false when it stopped early: the budget spent or Redis unavailable. */

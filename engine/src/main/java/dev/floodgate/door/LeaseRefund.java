@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * back, never both (a word's compare-and-set decides); the server applies a refund at most once (its sequence is
  * the node's, used once); holding the refill word keeps the node's requests for the bucket one at a time. A JVM
  * killed after the compare-and-set loses those tokens, and a refund answered unavailable may or may not have been
- * applied, so its tokens are not put back: both under-admit, never over. A stale answer changed nothing on the
+ * applied, so its tokens are not put back: both under-admit, never over (an interrupt is no answer: {@link #await}). A stale answer changed nothing on the
  * server: the tokens go back into the balance. The refund's number may be that of a lease that timed out after the
  * server applied it (no check retried it since): the server gives that grant back with the refund, which before
  * was answered stale and the grant lost to every node. Thread-safe.
@@ -108,22 +108,40 @@ final class LeaseRefund
 
     /**
      * @return the stage's answer, or {@link LeaseSource#UNAVAILABLE} after {@code maxNanos} (the source completes
-     * within its bound; the margin only guards against a broken one).
+     * within its bound; the margin only guards against a broken one). An interrupt does not end the wait, which stays
+     * within {@code maxNanos}, and its status is given back: the tokens are out of the balance and the refund sent, so
+     * an answer cut short lost them, applied or not (found by review: close() interrupts the janitor thread's idle
+     * give-back, and closed the client before the refund reached Redis).
      */
     static LeaseSource.Grant await(final CompletionStage<LeaseSource.Grant> stage, final long maxNanos)
     {
+        final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
+        final long deadline = System.nanoTime() + maxNanos;
+        boolean interrupted = false;
         try
         {
-            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
-            return future.get(maxNanos, TimeUnit.NANOSECONDS);
+            while (true)
+            {
+                try
+                {
+                    return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                }
+                catch (final InterruptedException ex)
+                {
+                    interrupted = true;
+                }
+                catch (final Exception ex)
+                {
+                    return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
+                }
+            }
         }
-        catch (final Exception ex)
+        finally
         {
-            if (ex instanceof InterruptedException)
+            if (interrupted)
             {
                 Thread.currentThread().interrupt();
             }
-            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
         }
     }
 }
