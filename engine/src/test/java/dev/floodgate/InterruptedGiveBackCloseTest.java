@@ -20,20 +20,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.floodgate.ClusterGiveBackTest.admit;
 import static dev.floodgate.ClusterGiveBackTest.nodeRecord;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A give-back interrupted while its refund is on the wire: the tokens are out of the file and the refund sent, so an
  * answer the interrupt cut short lost them, applied or not. {@code close()} interrupts the janitor thread
  * ({@code shutdownNow}), whose idle give-back then answered unavailable at once; the close went on to close the
- * Redis client, and the refund, not yet applied, never was: 5 tokens in neither the file nor the bucket. Real
- * redis-server; the engine on a {@link ManualTicker}; the refund held by the test until the close waits for it, its
- * wait bound raised so that the release need not beat the real 1 s one.
+ * Redis client, and the refund, not yet applied, never was: 5 tokens in neither the file nor the bucket (the first
+ * test). A close on a thread whose interrupt status is set, the node's last, gave back the first lease and stopped
+ * (the second). Real redis-server; the engine on a {@link ManualTicker}; the first test's refund held by the test until
+ * the close waits for it, its wait bound raised so that the release need not beat the real 1 s one.
  */
 @Timeout(120)
 class InterruptedGiveBackCloseTest
@@ -104,6 +108,51 @@ class InterruptedGiveBackCloseTest
             {
                 first.close(); // a no-op when closed already
             }
+        }
+    }
+
+    @Test
+    void shouldGiveEveryLeaseBackWhenTheNodesLastJvmClosesOnAnInterruptedThreadAndKeepItsStatus() throws Exception
+    {
+        try (LocalRedis redis = LocalRedis.start())
+        {
+            final ManualTicker ticker = new ManualTicker(System.nanoTime());
+            final Floodgate gate = Floodgate.open(config(redis, ticker));
+            final AtomicBoolean statusKept = new AtomicBoolean();
+            final AtomicReference<Throwable> thrown = new AtomicReference<>();
+            try
+            {
+                admit(gate, ticker, "bob", 1); // leases 6: 5 left
+                admit(gate, ticker, "carol", 1);
+                final Thread closer = new Thread(() ->
+                {
+                    Thread.currentThread().interrupt();
+                    try
+                    {
+                        gate.close();
+                    }
+                    catch (final Throwable ex)
+                    {
+                        thrown.set(ex);
+                    }
+                    statusKept.set(Thread.interrupted());
+                }, "interrupted-closer");
+                closer.start();
+                closer.join(60_000);
+                assertFalse(closer.isAlive(), "close() on an interrupted thread did not return");
+                assertNull(thrown.get(), "close() on an interrupted thread threw " + thrown.get()); // Lettuce's wait
+            }
+            finally
+            {
+                gate.close();
+            }
+            for (final String identifier : new String[] {"bob", "carol"})
+            {
+                final String record = nodeRecord(redis, identifier);
+                assertTrue(record.matches("\\d+ R 5 5 0 \\d+"), "the node's last close, on an interrupted thread, " +
+                    "gave back " + identifier + "'s 5 unspent: node record " + record);
+            }
+            assertTrue(statusKept.get(), "close() cleared its caller's interrupt status");
         }
     }
 
