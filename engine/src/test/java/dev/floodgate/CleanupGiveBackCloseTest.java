@@ -33,7 +33,10 @@ class CleanupGiveBackCloseTest
     @TempDir
     Path dir;
 
-    /** A manual clock whose read inside an idle give-back on the named thread waits until released, once. */
+    /**
+     * A manual clock whose read inside an idle give-back on the named thread waits, through interrupts, until released
+     * (90 s at most), once.
+     */
     static final class StallingTicker implements Ticker
     {
         final AtomicLong time = new AtomicLong(1_000_000_000_000L);
@@ -48,23 +51,7 @@ class CleanupGiveBackCloseTest
             {
                 armed = false;
                 inside.countDown();
-                boolean interrupted = false;
-                while (true)
-                {
-                    try
-                    {
-                        release.await();
-                        break;
-                    }
-                    catch (final InterruptedException ex)
-                    {
-                        interrupted = true;
-                    }
-                }
-                if (interrupted)
-                {
-                    Thread.currentThread().interrupt();
-                }
+                Await.throughInterrupts("the test's release of the held clock read", release, 90);
             }
             return time.get();
         }

@@ -38,7 +38,7 @@ class JanitorCloseTest
     @TempDir
     Path dir;
 
-    /** A manual clock whose next read on the named thread waits, uninterruptibly, until released. */
+    /** A manual clock whose next read on the named thread waits, through interrupts, until released (90 s at most). */
     static final class StallingTicker implements Ticker
     {
         final String threadName;
@@ -61,23 +61,7 @@ class JanitorCloseTest
                 armed = false;
                 stalled = Thread.currentThread();
                 inside.countDown();
-                boolean interrupted = false;
-                while (true)
-                {
-                    try
-                    {
-                        release.await();
-                        break;
-                    }
-                    catch (final InterruptedException ex)
-                    {
-                        interrupted = true; // a descheduled thread does not see shutdownNow's interrupt either
-                    }
-                }
-                if (interrupted)
-                {
-                    Thread.currentThread().interrupt();
-                }
+                Await.throughInterrupts("the test's release of the held clock read", release, 90);
                 time.set(LATE);
             }
             return time.get();

@@ -1,5 +1,6 @@
 package dev.floodgate.testkit;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -30,6 +31,48 @@ public final class Await
                 throw new AssertionError(what + ": not within " + seconds + " s");
             }
             Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Waits for a latch another thread opens, through interrupts, for a bounded time: for a hook standing for a
+     * descheduled thread, which does not see an interrupt either (a close's {@code shutdownNow}). The interrupt
+     * status is given back. Bounded, so that a test that never opens it fails instead of hanging the build: the held
+     * thread goes on, and with it a close that waits for that thread, uninterruptibly.
+     *
+     * @param what    what the latch means, for the failure's message.
+     * @param latch   what to wait for.
+     * @param seconds how long to wait at most: past the test's own waits, short of its {@code @Timeout}.
+     * @throws AssertionError on the held thread when the latch is still closed after {@code seconds}.
+     */
+    public static void throughInterrupts(final String what, final CountDownLatch latch, final long seconds)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        boolean interrupted = false;
+        try
+        {
+            while (true)
+            {
+                try
+                {
+                    if (latch.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS))
+                    {
+                        return;
+                    }
+                    throw new AssertionError(what + ": not within " + seconds + " s");
+                }
+                catch (final InterruptedException ex)
+                {
+                    interrupted = true;
+                }
+            }
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
