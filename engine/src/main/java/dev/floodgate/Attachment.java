@@ -273,7 +273,7 @@ final class Attachment
     void detach()
     {
         final boolean lastOfNode = cluster != null && agent.lastAttached(); // before leaving the registry
-        agent.close(); // interrupts an idle give-back in flight: it starts no refund after the one in flight
+        agent.close(); // interrupts the janitor's task: an idle give-back's refund waits it out (ClusterGate.close)
         try
         {
             if (lastOfNode)

@@ -18,10 +18,10 @@ import java.util.concurrent.TimeUnit;
  * back, never both (a word's compare-and-set decides); the server applies a refund at most once (its sequence is
  * the node's, used once); holding the refill word keeps the node's requests for the bucket one at a time. A JVM
  * killed after the compare-and-set loses those tokens, and a refund answered unavailable may or may not have been
- * applied, so its tokens are not put back: both under-admit, never over (an interrupt is no answer: {@link #await}). A stale answer changed nothing on the
- * server: the tokens go back into the balance. The refund's number may be that of a lease that timed out after the
- * server applied it (no check retried it since): the server gives that grant back with the refund, which before
- * was answered stale and the grant lost to every node. Thread-safe.
+ * applied, so its tokens are not put back: both under-admit, never over (an interrupt is no answer: {@link #await}).
+ * A stale answer changed nothing on the server: the tokens go back into the balance. The refund's number may be that
+ * of a lease that timed out after the server applied it (no check retried it since): the server gives that grant
+ * back with the refund, which before was answered stale and the grant lost to every node. Thread-safe.
  */
 final class LeaseRefund
 {
@@ -115,11 +115,11 @@ final class LeaseRefund
      */
     static LeaseSource.Grant await(final CompletionStage<LeaseSource.Grant> stage, final long maxNanos)
     {
-        final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
-        final long deadline = System.nanoTime() + maxNanos;
         boolean interrupted = false;
         try
         {
+            final CompletableFuture<LeaseSource.Grant> future = stage.toCompletableFuture();
+            final long deadline = System.nanoTime() + maxNanos;
             while (true)
             {
                 try
@@ -128,13 +128,13 @@ final class LeaseRefund
                 }
                 catch (final InterruptedException ex)
                 {
-                    interrupted = true;
-                }
-                catch (final Exception ex)
-                {
-                    return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
+                    interrupted = true; // waited out, within the same deadline
                 }
             }
+        }
+        catch (final Exception ex)
+        {
+            return new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
         }
         finally
         {
