@@ -10,6 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,32 +55,49 @@ class RedisFirstConnectionTest
      * know) was logged as "cannot connect to Redis at URI (...): RedisConnectionException: Unable to connect to
      * 127.0.0.1/&lt;unresolved&gt;:PORT": the port of a server that is up, and not Redis's own answer, so the operator
      * looked at the network (found by the broker trial). The warning must carry Redis's reason, and no password.
+     *
+     * <p>Each open waits out {@code Floodgate.open}'s 5 s for a connection that never comes, so the two nodes open at
+     * once, each against a server of its own (one that asks for a password), and each warning is told apart by its
+     * server's port: 5 s of the test's time instead of 10.
      */
     @Test
     void shouldSayWhyRedisRefusedTheConnection() throws Exception
     {
-        try (LocalRedis redis = LocalRedis.start())
+        try (LocalRedis redis = LocalRedis.start(); LocalRedis secured = LocalRedis.start())
         {
+            secured.commands().configSet("requirepass", "the-right-one"); // the test's own connection stays in
             final String outOfRange = "redis://127.0.0.1:" + redis.port() + "/16";
-            assertTrue(failureOf(outOfRange).contains("DB index is out of range"));
-            redis.commands().configSet("requirepass", "the-right-one"); // the test's own connection stays in
-            final String said = failureOf("redis://:hunter2@127.0.0.1:" + redis.port() + "/0");
+            final String wrongPassword = "redis://:hunter2@127.0.0.1:" + secured.port() + "/0";
+            final List<String> warnings;
+            try (LoggedWarnings log = LoggedWarnings.record())
+            {
+                final CompletableFuture<Void> first = CompletableFuture.runAsync(() -> open(outOfRange));
+                final CompletableFuture<Void> second = CompletableFuture.runAsync(() -> open(wrongPassword));
+                first.get(60, TimeUnit.SECONDS);
+                second.get(60, TimeUnit.SECONDS);
+                warnings = log.warnings();
+            }
+            assertTrue(failureOf(warnings, redis.port()).contains("DB index is out of range"));
+            final String said = failureOf(warnings, secured.port());
             assertTrue(said.contains("WRONGPASS") && !said.contains("hunter2"), said);
         }
     }
 
-    /** @return the warning that opening a node on {@code uri} logged about the failed connection. */
-    private String failureOf(final String uri)
+    /** Opens a node on {@code uri} and closes it: the open logs what it makes of the connection. */
+    private void open(final String uri)
     {
         final FloodgateConfig config = ClusterKit.publishNode(dir.resolve("n" + uri.hashCode() + ".map"), uri, 100,
             60_000, 10).build();
-        final List<String> warnings;
-        try (LoggedWarnings log = LoggedWarnings.record(); Floodgate gate = Floodgate.open(config))
-        {
-            warnings = log.warnings();
-        }
-        final List<String> said = warnings.stream().filter(w -> w.startsWith("cannot connect")).toList();
-        assertEquals(1, said.size(), "one warning for the failed connection; warnings: " + warnings);
+        Floodgate.open(config).close();
+    }
+
+    /** @return the one warning about the failed connection to the server on {@code port}. */
+    private static String failureOf(final List<String> warnings, final int port)
+    {
+        final List<String> said = warnings.stream()
+            .filter(w -> w.startsWith("cannot connect") && w.contains("127.0.0.1:" + port + "/")).toList();
+        assertEquals(1, said.size(), "one warning for the failed connection on port " + port + "; warnings: " +
+            warnings);
         return said.get(0);
     }
 }
