@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import java.lang.ref.WeakReference;
@@ -49,7 +51,9 @@ import java.util.function.ToLongFunction;
  * instance the broker dropped is not kept mapped by its registry. Binding replaces every Floodgate meter the
  * registry holds, so an instance reopened and bound to the same registry is the one its meters read (before, the
  * registry handed the new binding the old instance's meters, which read NaN for good; found by review): one
- * instance per registry, the last bound. Thread-safe.
+ * instance per registry, the last bound; or one per tag value: {@link #FloodgateMetrics(Floodgate, Iterable)} tags
+ * every meter, and binding then replaces only the meters of the same tag values (or of none), so two instances (two
+ * tables, or one table opened twice) publish side by side in one registry. Thread-safe.
  */
 public final class FloodgateMetrics implements MeterBinder
 {
@@ -65,7 +69,11 @@ public final class FloodgateMetrics implements MeterBinder
         "floodgate.cluster.unavailable", "floodgate.cluster.connected", "floodgate.cluster.leases",
         "floodgate.cluster.tokens.unused");
 
+    /** The meters' own tag keys, which a binder's tags may not reuse. */
+    private static final Set<String> OWN_KEYS = Set.of("action", "outcome", "fallback");
+
     private final WeakReference<Floodgate> instance;
+    private final Tags tags;
     private Stats node; // guarded by this
     private long nodeReadAt; // guarded by this
 
@@ -75,11 +83,39 @@ public final class FloodgateMetrics implements MeterBinder
      */
     public FloodgateMetrics(final Floodgate floodgate)
     {
+        this(floodgate, Tags.empty());
+    }
+
+    /**
+     * Meters tagged with {@code tags} on top of their own, to tell this instance from another bound to the same
+     * registry (a second table, or the same table opened twice), e.g. {@code Tags.of("table", "orders")}: a fixed,
+     * small set of values, never an identifier. Give every instance bound to one registry the same tag keys (a
+     * Prometheus registry refuses a name with two sets of keys).
+     *
+     * @param floodgate the instance whose figures to publish; open.
+     * @param tags      added to every meter; keys other than the meters' own {@code action}, {@code outcome} and
+     *                  {@code fallback}.
+     * @throws IllegalStateException    naming its file, when it is closed.
+     * @throws IllegalArgumentException naming the key, when a tag reuses one of the meters' own keys.
+     */
+    public FloodgateMetrics(final Floodgate floodgate, final Iterable<Tag> tags)
+    {
+        this.tags = Tags.of(java.util.Objects.requireNonNull(tags, "tags"));
+        for (final Tag tag : this.tags)
+        {
+            if (OWN_KEYS.contains(tag.getKey()))
+            {
+                throw new IllegalArgumentException("tag key " + tag.getKey() + " is one of the meters' own " +
+                    "(action, outcome, fallback): expected another, e.g. table");
+            }
+        }
         this.instance = new WeakReference<>(requireOpen(java.util.Objects.requireNonNull(floodgate, "floodgate")));
     }
 
     /**
-     * Registers the meters, replacing every Floodgate meter {@code registry} holds.
+     * Registers the meters, replacing every Floodgate meter {@code registry} holds but another instance's told apart
+     * by a tag: one carrying each of this binder's tag keys, with another value for one of them at least (so an
+     * untagged binder replaces them all, as one instance per registry).
      *
      * @throws IllegalStateException naming the file, when the instance was closed since these metrics were made.
      */
@@ -94,7 +130,7 @@ public final class FloodgateMetrics implements MeterBinder
         requireOpen(floodgate); // before anything is removed or registered: a closed one's meters would read NaN
         for (final Meter meter : List.copyOf(registry.getMeters()))
         {
-            if (NAMES.contains(meter.getId().getName()))
+            if (NAMES.contains(meter.getId().getName()) && !taggedApart(meter.getId()))
             {
                 registry.remove(meter); // a previous instance's, whose meters would keep reading it
             }
@@ -110,36 +146,58 @@ public final class FloodgateMetrics implements MeterBinder
                 final int outcome = o;
                 FunctionCounter.builder("floodgate.checks", floodgate, f -> process(f, action, outcome))
                     .description("checks by this process").tags("action", tag, "outcome", OUTCOMES[o])
-                    .register(registry);
+                    .tags(tags).register(registry);
             }
             FunctionCounter.builder("floodgate.table.full", floodgate, f -> node(f, s -> s.tableFull().get(action)))
                 .description("checks of every process that found the table full").tag("action", tag)
-                .register(registry);
+                .tags(tags).register(registry);
             FunctionCounter.builder("floodgate.checks.unreachable", floodgate,
                     f -> node(f, s -> s.degraded().get(action)))
                 .description("checks of every process that could not reach their entry in time").tag("action", tag)
-                .register(registry);
+                .tags(tags).register(registry);
         }
         Gauge.builder("floodgate.table.entries", floodgate, f -> node(f, s -> s.buckets() + s.windowCounters() +
                 s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()))
-            .description("entries in the node's table, tombstoned included").register(registry);
+            .description("entries in the node's table, tombstoned included").tags(tags).register(registry);
         Gauge.builder("floodgate.table.capacity", floodgate, f -> node(f, Stats::capacity))
-            .description("entries the node's table holds").register(registry);
+            .description("entries the node's table holds").tags(tags).register(registry);
         Gauge.builder("floodgate.table.occupancy", floodgate, f -> nodeRatio(f, s -> (double)(s.buckets() +
                 s.windowCounters() + s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()) / s.capacity()))
-            .description("entries over capacity").register(registry);
+            .description("entries over capacity").tags(tags).register(registry);
         FunctionCounter.builder("floodgate.janitor.reaped", floodgate, f -> node(f, Stats::reaped))
-            .description("entries the janitors of every process removed").register(registry);
+            .description("entries the janitors of every process removed").tags(tags).register(registry);
         FunctionCounter.builder("floodgate.tier.repairs", floodgate, f -> node(f, Stats::tierRepairs))
             .description("segment entry counts left ahead by a process that died inside an insert, repaired online")
-            .register(registry);
+            .tags(tags).register(registry);
         FunctionCounter.builder("floodgate.tier.divergences", floodgate, f -> node(f, Stats::tierDivergences))
             .description("scans that found a segment entry count diverged in a chained tier (each scan once): scans " +
-                "skip the rest of such a segment until the file is recovered offline").register(registry);
+                "skip the rest of such a segment until the file is recovered offline").tags(tags).register(registry);
         if (floodgate.config().hasClusterQuota())
         {
             ClusterMeters.bind(registry, this, floodgate);
         }
+    }
+
+    /** @return whether {@code id} carries every tag key of this binder, one at least with another value. */
+    private boolean taggedApart(final Meter.Id id)
+    {
+        boolean apart = false;
+        for (final Tag tag : tags)
+        {
+            final String value = id.getTag(tag.getKey());
+            if (value == null)
+            {
+                return false;
+            }
+            apart |= !value.equals(tag.getValue());
+        }
+        return apart;
+    }
+
+    /** @return the tags this binder adds to every meter. */
+    Tags tags()
+    {
+        return tags;
     }
 
     /**
