@@ -3,10 +3,6 @@ package dev.floodgate.metrics;
 import dev.floodgate.Action;
 import dev.floodgate.ClusterStats;
 import dev.floodgate.Floodgate;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 
 import java.util.function.ToLongFunction;
 
@@ -24,45 +20,34 @@ final class ClusterMeters
     {
     }
 
-    static void bind(final MeterRegistry registry, final FloodgateMetrics metrics, final Floodgate floodgate)
+    static void bind(final MeterRegistrar meters, final FloodgateMetrics metrics)
     {
-        final Tags tags = metrics.tags();
         for (final Action action : Action.values())
         {
             final String tag = action.configPrefix();
-            FunctionCounter.builder("floodgate.cluster.refused", floodgate,
-                    f -> perAction(f, action, ClusterStats.Checks::refused))
-                .description("checks of this process refused by the cluster (also counted refused in floodgate.checks)")
-                .tag("action", tag).tags(tags).register(registry);
-            FunctionCounter.builder("floodgate.cluster.fallbacks", floodgate,
-                    f -> perAction(f, action, ClusterStats.Checks::fallbacksRefused))
-                .description("checks of this process answered by the fallback for want of a lease")
-                .tags("action", tag, "fallback", "refuse").tags(tags).register(registry);
-            FunctionCounter.builder("floodgate.cluster.fallbacks", floodgate,
-                    f -> perAction(f, action, ClusterStats.Checks::fallbacksLocal))
-                .description("checks of this process answered by the fallback for want of a lease")
-                .tags("action", tag, "fallback", "local").tags(tags).register(registry);
+            meters.counter("floodgate.cluster.refused",
+                "checks of this process refused by the cluster (also counted refused in floodgate.checks)",
+                f -> perAction(f, action, ClusterStats.Checks::refused), "action", tag);
+            meters.counter("floodgate.cluster.fallbacks",
+                "checks of this process answered by the fallback for want of a lease",
+                f -> perAction(f, action, ClusterStats.Checks::fallbacksRefused), "action", tag, "fallback", "refuse");
+            meters.counter("floodgate.cluster.fallbacks",
+                "checks of this process answered by the fallback for want of a lease",
+                f -> perAction(f, action, ClusterStats.Checks::fallbacksLocal), "action", tag, "fallback", "local");
         }
-        FunctionCounter.builder("floodgate.cluster.round.trips", floodgate,
-                f -> process(f, ClusterStats.Process::roundTrips))
-            .description("commands this process's client sent to Redis").tags(tags).register(registry);
-        FunctionCounter.builder("floodgate.cluster.tokens.leased", floodgate,
-                f -> process(f, ClusterStats.Process::tokensLeased))
-            .description("tokens the cluster granted that this process committed to the node's balance")
-            .tags(tags).register(registry);
-        FunctionCounter.builder("floodgate.cluster.unavailable", floodgate,
-                f -> process(f, ClusterStats.Process::unavailable))
-            .description("this process's lease calls with no answer within their bound").tags(tags)
-            .register(registry);
-        Gauge.builder("floodgate.cluster.connected", floodgate,
-                f -> process(f, p -> p.connection() == ClusterStats.Connection.UP ? 1 : 0))
-            .description("1 while this process's connection to Redis is up, else 0").tags(tags)
-            .register(registry);
-        Gauge.builder("floodgate.cluster.leases", floodgate, f -> metrics.nodeFigure(f, s -> s.cluster().leasesHeld()))
-            .description("lease entries in the node's table").tags(tags).register(registry);
-        Gauge.builder("floodgate.cluster.tokens.unused", floodgate,
-                f -> metrics.nodeFigure(f, s -> s.cluster().tokensUnused()))
-            .description("tokens the node leased and has not spent").tags(tags).register(registry);
+        meters.counter("floodgate.cluster.round.trips", "commands this process's client sent to Redis",
+            f -> process(f, ClusterStats.Process::roundTrips));
+        meters.counter("floodgate.cluster.tokens.leased",
+            "tokens the cluster granted that this process committed to the node's balance",
+            f -> process(f, ClusterStats.Process::tokensLeased));
+        meters.counter("floodgate.cluster.unavailable", "this process's lease calls with no answer within their bound",
+            f -> process(f, ClusterStats.Process::unavailable));
+        meters.gauge("floodgate.cluster.connected", "1 while this process's connection to Redis is up, else 0",
+            f -> process(f, p -> p.connection() == ClusterStats.Connection.UP ? 1 : 0));
+        meters.gauge("floodgate.cluster.leases", "lease entries in the node's table",
+            f -> metrics.nodeFigure(f, s -> s.cluster().leasesHeld()));
+        meters.gauge("floodgate.cluster.tokens.unused", "tokens the node leased and has not spent",
+            f -> metrics.nodeFigure(f, s -> s.cluster().tokensUnused()));
     }
 
     private static double process(final Floodgate floodgate, final ToLongFunction<ClusterStats.Process> figure)

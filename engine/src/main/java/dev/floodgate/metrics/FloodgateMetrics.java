@@ -4,8 +4,6 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateFileException;
 import dev.floodgate.Stats;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -49,8 +47,9 @@ import java.util.function.ToLongFunction;
  *
  * <p>The meters hold the instance weakly, as Micrometer holds a meter's object, and nothing else does: a closed
  * instance the broker dropped is not kept mapped by its registry. Binding replaces every Floodgate meter the
- * registry holds, so an instance reopened and bound to the same registry is the one its meters read (before, the
- * registry handed the new binding the old instance's meters, which read NaN for good; found by review): one
+ * registry holds (by name, and each by its id before the registry's filters, which a filter that renames them does
+ * not hide: {@link MeterRegistrar}), so an instance reopened and bound to the same registry is the one its meters
+ * read (before, the registry handed the new binding the old instance's meters, which read NaN for good): one
  * instance per registry, the last bound; or one per tag value: {@link #FloodgateMetrics(Floodgate, Iterable)} tags
  * every meter, and binding then replaces only the meters of the same tag values (or of none), so two instances (two
  * tables, or one table opened twice) publish side by side in one registry. Thread-safe.
@@ -138,43 +137,40 @@ public final class FloodgateMetrics implements MeterBinder
         // Micrometer holds a meter's object weakly: the engine, which the broker holds, not this binder, which nobody
         // does once bound (its meters went flat after the first GC; found by review). The functions hold the binder,
         // which holds the engine weakly: they read only the object Micrometer hands them.
+        final MeterRegistrar meters = new MeterRegistrar(registry, floodgate, tags);
         for (final Action action : Action.values())
         {
             final String tag = action.configPrefix();
             for (int o = 0; o < OUTCOMES.length; o++)
             {
                 final int outcome = o;
-                FunctionCounter.builder("floodgate.checks", floodgate, f -> process(f, action, outcome))
-                    .description("checks by this process").tags("action", tag, "outcome", OUTCOMES[o])
-                    .tags(tags).register(registry);
+                meters.counter("floodgate.checks", "checks by this process", f -> process(f, action, outcome),
+                    "action", tag, "outcome", OUTCOMES[o]);
             }
-            FunctionCounter.builder("floodgate.table.full", floodgate, f -> node(f, s -> s.tableFull().get(action)))
-                .description("checks of every process that found the table full").tag("action", tag)
-                .tags(tags).register(registry);
-            FunctionCounter.builder("floodgate.checks.unreachable", floodgate,
-                    f -> node(f, s -> s.degraded().get(action)))
-                .description("checks of every process that could not reach their entry in time").tag("action", tag)
-                .tags(tags).register(registry);
+            meters.counter("floodgate.table.full", "checks of every process that found the table full",
+                f -> node(f, s -> s.tableFull().get(action)), "action", tag);
+            meters.counter("floodgate.checks.unreachable",
+                "checks of every process that could not reach their entry in time",
+                f -> node(f, s -> s.degraded().get(action)), "action", tag);
         }
-        Gauge.builder("floodgate.table.entries", floodgate, f -> node(f, s -> s.buckets() + s.windowCounters() +
-                s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()))
-            .description("entries in the node's table, tombstoned included").tags(tags).register(registry);
-        Gauge.builder("floodgate.table.capacity", floodgate, f -> node(f, Stats::capacity))
-            .description("entries the node's table holds").tags(tags).register(registry);
-        Gauge.builder("floodgate.table.occupancy", floodgate, f -> nodeRatio(f, s -> (double)(s.buckets() +
-                s.windowCounters() + s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()) / s.capacity()))
-            .description("entries over capacity").tags(tags).register(registry);
-        FunctionCounter.builder("floodgate.janitor.reaped", floodgate, f -> node(f, Stats::reaped))
-            .description("entries the janitors of every process removed").tags(tags).register(registry);
-        FunctionCounter.builder("floodgate.tier.repairs", floodgate, f -> node(f, Stats::tierRepairs))
-            .description("segment entry counts left ahead by a process that died inside an insert, repaired online")
-            .tags(tags).register(registry);
-        FunctionCounter.builder("floodgate.tier.divergences", floodgate, f -> node(f, Stats::tierDivergences))
-            .description("scans that found a segment entry count diverged in a chained tier (each scan once): scans " +
-                "skip the rest of such a segment until the file is recovered offline").tags(tags).register(registry);
+        meters.gauge("floodgate.table.entries", "entries in the node's table, tombstoned included",
+            f -> node(f, s -> s.buckets() + s.windowCounters() + s.blockedEntries() + s.cluster().leasesHeld() +
+                s.tombstoned()));
+        meters.gauge("floodgate.table.capacity", "entries the node's table holds", f -> node(f, Stats::capacity));
+        meters.gauge("floodgate.table.occupancy", "entries over capacity", f -> nodeRatio(f, s -> (double)(
+            s.buckets() + s.windowCounters() + s.blockedEntries() + s.cluster().leasesHeld() + s.tombstoned()) /
+            s.capacity()));
+        meters.counter("floodgate.janitor.reaped", "entries the janitors of every process removed",
+            f -> node(f, Stats::reaped));
+        meters.counter("floodgate.tier.repairs",
+            "segment entry counts left ahead by a process that died inside an insert, repaired online",
+            f -> node(f, Stats::tierRepairs));
+        meters.counter("floodgate.tier.divergences", "scans that found a segment entry count diverged in a chained " +
+            "tier (each scan once): scans skip the rest of such a segment until the file is recovered offline",
+            f -> node(f, Stats::tierDivergences));
         if (floodgate.config().hasClusterQuota())
         {
-            ClusterMeters.bind(registry, this, floodgate);
+            ClusterMeters.bind(meters, this);
         }
     }
 
@@ -192,12 +188,6 @@ public final class FloodgateMetrics implements MeterBinder
             apart |= !value.equals(tag.getValue());
         }
         return apart;
-    }
-
-    /** @return the tags this binder adds to every meter. */
-    Tags tags()
-    {
-        return tags;
     }
 
     /**

@@ -4,6 +4,8 @@ import dev.floodgate.Action;
 import dev.floodgate.Floodgate;
 import dev.floodgate.FloodgateConfig;
 import dev.floodgate.Ticker;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,6 +65,40 @@ class MetricsAfterCloseTest
             assertEquals(2, registry.get("floodgate.checks").tags("action", "publish", "outcome", "admitted")
                 .functionCounter().count(), "the open instance's admitted checks");
             assertEquals(1_000, registry.get("floodgate.table.capacity").gauge().value(), "its table's capacity");
+        }
+    }
+
+    /**
+     * A registry that renames the meters (a prefix filter, common in a registry shared with the broker's own meters):
+     * the binding replaced a previous instance's meters by their names, found none, and Micrometer handed the reopened
+     * instance's binding the closed one's meters, every one reading NaN for good (found by the monitoring trial).
+     */
+    @Test
+    void shouldPublishAnInstanceReopenedAndBoundToARegistryThatRenamesItsMeters()
+    {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        registry.config().meterFilter(new MeterFilter()
+        {
+            @Override
+            public Meter.Id map(final Meter.Id id)
+            {
+                return id.withName("broker." + id.getName());
+            }
+        });
+        try (Floodgate first = Floodgate.open(config("first.map")))
+        {
+            new FloodgateMetrics(first).bindTo(registry);
+            first.checkLimitInCaller("alice", Action.PUBLISH);
+        }
+        try (Floodgate second = Floodgate.open(config("first.map")))
+        {
+            new FloodgateMetrics(second).bindTo(registry);
+            second.checkLimitInCaller("alice", Action.PUBLISH);
+            second.checkLimitInCaller("alice", Action.PUBLISH);
+            assertEquals(2, registry.get("broker.floodgate.checks").tags("action", "publish", "outcome", "admitted")
+                .functionCounter().count(), "the open instance's admitted checks");
+            assertEquals(1_000, registry.get("broker.floodgate.table.capacity").gauge().value(),
+                "its table's capacity");
         }
     }
 
