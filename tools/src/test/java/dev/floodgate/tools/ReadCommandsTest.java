@@ -132,6 +132,38 @@ class ReadCommandsTest
         assertEquals(2, Cli.run("stats", "--file", table, "--prometheus", "--json").code(), "one format at a time");
     }
 
+    /**
+     * Two tables on one host written as two textfile-collector files gave the same series twice, which node_exporter
+     * cannot tell apart; nothing in the text said which table a sample came from. {@code --label} adds one to every
+     * sample (the monitoring trial).
+     */
+    @Test
+    void statsLabelsEveryPrometheusSampleWithTheOperatorsLabels() throws Exception
+    {
+        final Cli.Result result = Cli.run("stats", "--file", table, "--prometheus", "--label", "table=orders",
+            "--label", "site=b");
+        assertEquals(0, result.code(), result::toString);
+        final String text = result.out();
+        assertTrue(text.contains("floodgate_checks_total{action=\"auth\",outcome=\"admitted\",site=\"b\"," +
+            "table=\"orders\"} 21"), text);
+        assertTrue(text.contains("floodgate_table_entries{action=\"auth\",kind=\"bucket\",site=\"b\"," +
+            "table=\"orders\"} 3"), text);
+        assertTrue(text.contains("floodgate_table_capacity{site=\"b\",table=\"orders\"} 1000"), text);
+        assertTrue(text.contains("floodgate_cluster_fallbacks_total{fallback=\"local\",site=\"b\"," +
+            "table=\"orders\"} 0"), text);
+        for (final String line : text.split("\n"))
+        {
+            assertTrue(line.startsWith("#") || line.contains("table=\"orders\""), "every sample labelled: " + line);
+        }
+        final Cli.Result own = Cli.run("stats", "--file", table, "--prometheus", "--label", "action=orders");
+        assertEquals(2, own.code(), own::toString);
+        assertEquals("floodgate stats: --label action=orders: action is one of the figures' own labels (action, " +
+            "outcome, kind, fallback): expected another (see floodgate stats --help)", own.err().strip());
+        assertEquals(2, Cli.run("stats", "--file", table, "--prometheus", "--label", "table").code(), "no value");
+        assertEquals(2, Cli.run("stats", "--file", table, "--prometheus", "--label", "9table=x").code(), "a name");
+        assertEquals(2, Cli.run("stats", "--file", table, "--label", "table=orders").code(), "only with --prometheus");
+    }
+
     @Test
     void statsShowsHeaderCountsAndJson() throws Exception
     {

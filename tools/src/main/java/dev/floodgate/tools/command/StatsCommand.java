@@ -12,6 +12,7 @@ import dev.floodgate.tools.format.PrometheusText;
 import dev.floodgate.tools.format.TextTable;
 import dev.floodgate.tools.table.TableFiles;
 import dev.floodgate.tools.table.TableReading;
+import io.prometheus.metrics.model.snapshots.Labels;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,6 +26,8 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code floodgate stats}: the file header, entry counts, janitor counters and attached processes. */
@@ -51,12 +54,30 @@ public final class StatsCommand implements Callable<Integer>
         "node_exporter's textfile collector or a sidecar).")
     private boolean prometheus;
 
+    @Option(names = "--label", paramLabel = "NAME=VALUE", description = "With --prometheus: a label added to every " +
+        "sample, e.g. table=orders, to tell apart the tables of one host (node_exporter reads the same series from " +
+        "two files as one). Repeatable.")
+    private List<String> labels = new ArrayList<>();
+
     @Override
     public Integer call()
     {
         if (json && prometheus)
         {
             throw new ParameterException(spec.commandLine(), "--json and --prometheus: expected one of them");
+        }
+        if (!labels.isEmpty() && !prometheus)
+        {
+            throw new ParameterException(spec.commandLine(), "--label: only with --prometheus");
+        }
+        final Labels extra;
+        try
+        {
+            extra = PrometheusText.labels(labels);
+        }
+        catch (final IllegalArgumentException bad)
+        {
+            throw new ParameterException(spec.commandLine(), "--label " + bad.getMessage());
         }
         final TableReading report;
         try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
@@ -69,7 +90,7 @@ public final class StatsCommand implements Callable<Integer>
             final ByteArrayOutputStream text = new ByteArrayOutputStream();
             try
             {
-                PrometheusText.write(report, text);
+                PrometheusText.write(report, extra, text);
             }
             catch (final IOException ex)
             {

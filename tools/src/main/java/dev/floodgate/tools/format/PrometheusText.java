@@ -18,19 +18,29 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.ToLongFunction;
+import java.util.regex.Pattern;
 
 /**
  * The node's figures in the Prometheus text format, for node_exporter's textfile collector or a sidecar: built
  * as the Prometheus Java client's snapshots and written by its own {@link PrometheusTextFormatWriter}, never by
  * hand. Names follow the meters of {@code dev.floodgate.metrics.FloodgateMetrics} with underscores; counters
  * get the writer's {@code _total}. Every figure here is the node's (all processes mapping the file). Labels are
- * the action, the outcome, the entry kind and the cluster's fallback, never an identifier.
+ * the action, the outcome, the entry kind and the cluster's fallback, never an identifier, and the operator's own
+ * ({@code --label}) on every sample.
  */
 public final class PrometheusText
 {
-    private PrometheusText()
+    /** The labels of the figures themselves, which {@link #labels} refuses. */
+    private static final Set<String> OWN = Set.of("action", "outcome", "kind", "fallback");
+    private static final Pattern NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+
+    private final Labels extra;
+
+    private PrometheusText(final Labels extra)
     {
+        this.extra = extra;
     }
 
     /**
@@ -39,6 +49,60 @@ public final class PrometheusText
      * @throws IOException when writing fails.
      */
     public static void write(final TableReading report, final OutputStream out) throws IOException
+    {
+        write(report, Labels.EMPTY, out);
+    }
+
+    /**
+     * Parses {@code NAME=VALUE} labels to add to every sample: what tells two tables of one host apart, whose
+     * figures node_exporter would otherwise read as the same series from two files.
+     *
+     * @param given each {@code NAME=VALUE}.
+     * @return the labels.
+     * @throws IllegalArgumentException naming the one given and what was expected: a name of letters, digits and
+     *                                  underscores not starting with a digit or {@code __}, other than the figures'
+     *                                  own labels, given once, and a value that is not empty.
+     */
+    public static Labels labels(final List<String> given)
+    {
+        Labels labels = Labels.EMPTY;
+        for (final String label : given)
+        {
+            final int eq = label.indexOf('=');
+            final String name = eq < 0 ? label : label.substring(0, eq);
+            if (eq < 0 || eq == label.length() - 1)
+            {
+                throw new IllegalArgumentException(label + ": expected NAME=VALUE, a value not empty");
+            }
+            if (!NAME.matcher(name).matches() || name.startsWith("__"))
+            {
+                throw new IllegalArgumentException(label + ": expected a label name of letters, digits and " +
+                    "underscores, not starting with a digit or __");
+            }
+            if (OWN.contains(name) || labels.contains(name))
+            {
+                throw new IllegalArgumentException(label + ": " + name + " is " + (OWN.contains(name) ? "one of " +
+                    "the figures' own labels (action, outcome, kind, fallback)" : "given twice") +
+                    ": expected another");
+            }
+            labels = labels.merge(Labels.of(name, label.substring(eq + 1)));
+        }
+        return labels;
+    }
+
+    /**
+     * @param report the table read.
+     * @param extra  labels added to every sample ({@link #labels}).
+     * @param out    where to write (not closed).
+     * @throws IOException when writing fails.
+     */
+    public static void write(final TableReading report, final Labels extra, final OutputStream out) throws IOException
+    {
+        new PrometheusTextFormatWriter(false).write(out, new PrometheusText(extra).snapshots(report),
+            EscapingScheme.UNDERSCORE_ESCAPING);
+    }
+
+    private MetricSnapshots snapshots(final TableReading report)
     {
         final TableCounters c = report.counters();
         final List<MetricSnapshot> metrics = new ArrayList<>();
@@ -52,7 +116,7 @@ public final class PrometheusText
             for (int o = 0; o < outcomes.length; o++)
             {
                 checks.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
-                    .labels(Labels.of("action", action.configPrefix(), "outcome", outcomes[o]))
+                    .labels(Labels.of("action", action.configPrefix(), "outcome", outcomes[o]).merge(extra))
                     .value(values.get(o).applyAsLong(report.checks().get(action))).build());
             }
         }
@@ -67,7 +131,8 @@ public final class PrometheusText
             for (final EntryKind kind : EntryKind.values())
             {
                 entries.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                    .labels(Labels.of("action", action.configPrefix(), "kind", kind.name().toLowerCase(java.util.Locale.ROOT)))
+                    .labels(Labels.of("action", action.configPrefix(), "kind", kind.name().toLowerCase(java.util.Locale.ROOT))
+                        .merge(extra))
                     .value(report.count(kind, action)).build());
             }
         }
@@ -95,14 +160,14 @@ public final class PrometheusText
             "not take every segment guard within their budget (tried again at the next janitor pass)",
             c.entryRepairsGivenUp()));
         cluster(metrics, report.cluster());
-        new PrometheusTextFormatWriter(false).write(out, new MetricSnapshots(metrics), EscapingScheme.UNDERSCORE_ESCAPING);
+        return new MetricSnapshots(metrics);
     }
 
     /**
      * The node's cluster-quota figures (issue 12), over every action (the file keeps no split per action). No
      * connection gauge: the connection is each broker JVM's ({@code floodgate.cluster.connected} in its meters).
      */
-    private static void cluster(final List<MetricSnapshot> metrics, final ClusterStats.Node c)
+    private void cluster(final List<MetricSnapshot> metrics, final ClusterStats.Node c)
     {
         metrics.add(gauge("floodgate_cluster_leases", "lease entries in the node's table", c.leasesHeld()));
         metrics.add(gauge("floodgate_cluster_tokens_unused", "tokens the node leased and has not spent",
@@ -118,34 +183,36 @@ public final class PrometheusText
             "floodgate_checks)", c.refused()));
         metrics.add(CounterSnapshot.builder().name("floodgate_cluster_fallbacks")
             .help("checks answered by the fallback for want of a lease, by fallback")
-            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("fallback", "refuse"))
+            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                .labels(Labels.of("fallback", "refuse").merge(extra))
                 .value(c.fallbacksRefused()).build())
-            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("fallback", "local"))
+            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                .labels(Labels.of("fallback", "local").merge(extra))
                 .value(c.fallbacksLocal()).build())
             .build());
     }
 
-    private static CounterSnapshot perAction(final String name, final String help,
+    private CounterSnapshot perAction(final String name, final String help,
         final java.util.Map<Action, Long> byAction)
     {
         final CounterSnapshot.Builder builder = CounterSnapshot.builder().name(name).help(help);
         for (final Action action : Action.values())
         {
             builder.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
-                .labels(Labels.of("action", action.configPrefix())).value(byAction.get(action)).build());
+                .labels(Labels.of("action", action.configPrefix()).merge(extra)).value(byAction.get(action)).build());
         }
         return builder.build();
     }
 
-    private static CounterSnapshot counter(final String name, final String help, final long value)
+    private CounterSnapshot counter(final String name, final String help, final long value)
     {
         return CounterSnapshot.builder().name(name).help(help)
-            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(value).build()).build();
+            .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(extra).value(value).build()).build();
     }
 
-    private static GaugeSnapshot gauge(final String name, final String help, final double value)
+    private GaugeSnapshot gauge(final String name, final String help, final double value)
     {
         return GaugeSnapshot.builder().name(name).help(help)
-            .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).build()).build();
+            .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(extra).value(value).build()).build();
     }
 }
