@@ -88,8 +88,8 @@ public final class FloodgateMetrics implements MeterBinder
     /**
      * Meters tagged with {@code tags} on top of their own, to tell this instance from another bound to the same
      * registry (a second table, or the same table opened twice), e.g. {@code Tags.of("table", "orders")}: a fixed,
-     * small set of values, never an identifier. Give every instance bound to one registry the same tag keys (a
-     * Prometheus registry refuses a name with two sets of keys).
+     * small set of values, never an identifier. Give every instance bound to one registry the same tag keys: an
+     * untagged binding replaces every Floodgate meter, and one name under two sets of keys aggregates badly.
      *
      * @param floodgate the instance whose figures to publish; open.
      * @param tags      added to every meter; keys other than the meters' own {@code action}, {@code outcome} and
