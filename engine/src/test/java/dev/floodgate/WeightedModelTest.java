@@ -190,7 +190,7 @@ class WeightedModelTest
     {
         System.out.println("WeightedModelTest seed=" + seed);
         final Random random = new Random(seed);
-        final ManualTicker ticker = new ManualTicker(Math.abs(random.nextLong() >> 12));
+        final ManualTicker ticker = new ManualTicker(random.nextLong() >> 12);
         long[] bucketRule = BUCKET_RULES[random.nextInt(BUCKET_RULES.length)];
         final FloodgateConfig.Builder builder = FloodgateConfig.builder().file(dir.resolve("w-" + seed + ".map"))
             .capacity(1_000).ticker(ticker).limit(BUCKET, bucketRule[0], bucketRule[1])
