@@ -164,7 +164,8 @@ public final class Floodgate implements AutoCloseable
      * action in shadow mode never fails the whole. Each charge counts as one check of its action.
      *
      * @param charges the quotas; not empty.
-     * @return {@link #ADMITTED}, or the first refusing charge's result ({@link #NEVER} included).
+     * @return {@link #ADMITTED}, or the first refusing charge's result ({@link #NEVER} included: also for quotas on
+     * one identifier, action and door whose costs together exceed its limit).
      */
     public long charge(final List<Charge> charges)
     {
