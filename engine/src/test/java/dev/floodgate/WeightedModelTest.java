@@ -23,8 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * result by result with a reference model in exact rational arithmetic ({@link BigInteger}), written apart from
  * the engine: a bucket's deficit in tokens x window ns, refilled by elapsed ns x limit, converted by the documented
  * rule (the first check after a change keeps the deficit, rounded up to the new units, at most the capacity); a
- * window's count per (regime, window) under {@link ModelCheckTest.ModelPolicy}. One thread, a clock that never
- * goes back: every answer is exact, the retry-after included. Repeatable from the printed seed.
+ * window's count per (regime, window) under {@link ModelCheckTest.ModelPolicy}; a charge naming one quota twice
+ * answers {@code NEVER} when its parts together exceed the limit ({@link ChargeSameQuotaTwiceTest}). One thread, a
+ * clock that never goes back: every answer is exact, the retry-after included. Repeatable from the printed seed.
  */
 class WeightedModelTest
 {
@@ -243,7 +244,7 @@ class WeightedModelTest
                     }
                     history.append(" w").append(cost).append('=').append(expected);
                 }
-                else if (op < 65)
+                else if (op < 60)
                 {
                     // a produce's records and bytes, all or nothing; the first quota refused answers for the whole
                     final long bucketCost = cost(random, bucketRule[0]);
@@ -267,6 +268,21 @@ class WeightedModelTest
                         }
                     }
                     history.append(" c").append(bucketCost).append('+').append(windowCost).append('=').append(expected);
+                }
+                else if (op < 65)
+                {
+                    // one quota named twice: the parts together over the limit can never be admitted
+                    final boolean onBucket = random.nextBoolean();
+                    final long limit = onBucket ? bucketRule[0] : window.state(nowMs)[0];
+                    final long first = cost(random, limit == 0 ? 1_000 : limit);
+                    final long second = cost(random, limit == 0 ? 1_000 : limit);
+                    final long expected = onBucket ? twiceOnBucket(buckets, id, now, bucketRule, first, second) :
+                        twiceOnWindow(window, nowMs, first, second);
+                    assertEquals(expected, gate.charge(List.of(new Charge(id, onBucket ? BUCKET : WINDOW, onBucket,
+                        first), new Charge(id, onBucket ? BUCKET : WINDOW, onBucket, second))),
+                        where + " charge of one " + (onBucket ? "bucket" : "window") + " quota " + first + " + " + second);
+                    history.append(onBucket ? " bb" : " ww").append(first).append('+').append(second).append('=')
+                        .append(expected);
                 }
                 else if (op < 75)
                 {
@@ -344,6 +360,64 @@ class WeightedModelTest
         }
         buckets.computeIfAbsent(id, k -> new ModelBucket(rule, now)).at(now, rule);
         return buckets.get(id).answer(cost);
+    }
+
+    /** A charge of {@code first} then {@code second} on one bucket: the model's state moves as the engine's. */
+    private static long twiceOnBucket(final Map<String, ModelBucket> buckets, final String id, final long now,
+        final long[] rule, final long first, final long second)
+    {
+        if (first > rule[0] || first + second > rule[0])
+        {
+            return Floodgate.NEVER; // before any claim: nothing made, nothing converted
+        }
+        final long one = bucketAnswer(buckets, id, now, rule, first);
+        if (one != Floodgate.ADMITTED)
+        {
+            return one;
+        }
+        final ModelBucket bucket = buckets.get(id);
+        bucket.claim(first);
+        final long two = bucket.answer(second);
+        if (two == Floodgate.ADMITTED)
+        {
+            bucket.claim(second);
+        }
+        else
+        {
+            bucket.deficit = bucket.deficit.subtract(big(first).multiply(big(bucket.windowNs))); // given back whole
+        }
+        return two;
+    }
+
+    /** As {@link #twiceOnBucket}, on one window. */
+    private static long twiceOnWindow(final ModelWindow window, final long nowMs, final long first, final long second)
+    {
+        final long limit = window.state(nowMs)[0];
+        if (limit == 0)
+        {
+            return Floodgate.ADMITTED;
+        }
+        if (first > limit || first + second > limit)
+        {
+            return Floodgate.NEVER;
+        }
+        window.enter(nowMs);
+        final long one = window.answer(nowMs, first);
+        if (one != Floodgate.ADMITTED)
+        {
+            return one;
+        }
+        window.claim(nowMs, first);
+        final long two = window.answer(nowMs, second);
+        if (two == Floodgate.ADMITTED)
+        {
+            window.claim(nowMs, second);
+        }
+        else
+        {
+            window.used -= first;
+        }
+        return two;
     }
 
     /** @return 1, a few, about a third of the limit, just under, at or over it, or any cost up to it. */
