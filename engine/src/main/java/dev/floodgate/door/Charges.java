@@ -7,12 +7,13 @@ import java.util.List;
 /**
  * Multi-quota charges, all or nothing (e.g. the records and the bytes of one produce): each quota is claimed in
  * list order through the doors' own claims ({@link BucketDoor#claim}, {@link WindowDoor#claim}) after the
- * prelude's verdict ({@link Doors#verdict}) and, when one is refused, the ones already claimed are given back.
- * A quota of an action in shadow mode never fails the whole. All quotas are claimed under one policy snapshot,
- * and the policy generation is loaded again before anything is recorded: if it changed, every claim is given back
- * and the charge starts again (at most {@link Doors#ATTEMPTS} times, then each quota answers as if its entry were
- * unavailable). A charge whose claims held is settled once by {@link ChargeSettlement}: the cluster's part and
- * the counting. Allocates (a cold-ish path for produce requests with several quotas). Stateless; thread-safe.
+ * prelude's verdict ({@link Doors#verdict}; and {@link #overTogether} for a quota named twice) and, when one is
+ * refused, the ones already claimed are given back. A quota of an action in shadow mode never fails the whole. All
+ * quotas are claimed under one policy snapshot, and the policy generation is loaded again before anything is
+ * recorded: if it changed, every claim is given back and the charge starts again (at most {@link Doors#ATTEMPTS}
+ * times, then each quota answers as if its entry were unavailable). A charge whose claims held is settled once by
+ * {@link ChargeSettlement}: the cluster's part and the counting. Allocates (a cold-ish path for produce requests
+ * with several quotas). Stateless; thread-safe.
  */
 final class Charges
 {
@@ -180,7 +181,7 @@ final class Charges
      * retry-after, forever (found by review: 6 + 6 of a bucket of 10 "retry in 200 ms", ChargeSameQuotaTwiceTest).
      * Not for a cluster quota: a node's lease balance may hold more than the cluster limit.
      */
-    static boolean overTogether(final List<Charge> charges, final int i, final long limit)
+    private static boolean overTogether(final List<Charge> charges, final int i, final long limit)
     {
         final Charge of = charges.get(i);
         long together = 0;
