@@ -278,9 +278,10 @@ class WeightedModelTest
                     final long second = cost(random, limit == 0 ? 1_000 : limit);
                     final long expected = onBucket ? twiceOnBucket(buckets, id, now, bucketRule, first, second) :
                         twiceOnWindow(window, nowMs, first, second);
-                    assertEquals(expected, gate.charge(List.of(new Charge(id, onBucket ? BUCKET : WINDOW, onBucket,
-                        first), new Charge(id, onBucket ? BUCKET : WINDOW, onBucket, second))),
-                        where + " charge of one " + (onBucket ? "bucket" : "window") + " quota " + first + " + " + second);
+                    final Action action = onBucket ? BUCKET : WINDOW;
+                    assertEquals(expected, gate.charge(List.of(new Charge(id, action, onBucket, first),
+                        new Charge(id, action, onBucket, second))), where + " charge of one " +
+                        (onBucket ? "bucket" : "window") + " quota " + first + " + " + second);
                     history.append(onBucket ? " bb" : " ww").append(first).append('+').append(second).append('=')
                         .append(expected);
                 }
