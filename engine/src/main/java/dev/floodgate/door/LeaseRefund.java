@@ -129,6 +129,11 @@ final class LeaseRefund
                 catch (final InterruptedException ex)
                 {
                     interrupted = true; // waited out, within the same deadline
+                    if (deadline - System.nanoTime() <= 0)
+                    {
+                        // the timed wait tests the interrupt before the time: one at every wait held it past here
+                        return future.isDone() ? future.join() : new LeaseSource.Grant(LeaseSource.UNAVAILABLE, 0, 0);
+                    }
                 }
             }
         }
