@@ -114,7 +114,8 @@ public final class FloodgateMetrics implements MeterBinder
     /**
      * Registers the meters, replacing every Floodgate meter {@code registry} holds but another instance's told apart
      * by a tag: one carrying each of this binder's tag keys, with another value for one of them at least (so an
-     * untagged binder replaces them all, as one instance per registry).
+     * untagged binder replaces them all, as one instance per registry; those it finds by their names: in a registry
+     * whose filters rename them, a tagged binding's meters stay, as only the same id before the filters is found).
      *
      * @throws IllegalStateException naming the file, when the instance was closed since these metrics were made.
      */
