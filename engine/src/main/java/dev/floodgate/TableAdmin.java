@@ -1,6 +1,7 @@
 package dev.floodgate;
 
 import dev.floodgate.door.TokenBucket;
+import dev.floodgate.reader.EntryCounts;
 import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.reader.TableCounters;
@@ -136,32 +137,22 @@ final class TableAdmin
         return List.copyOf(all.subList(0, Math.min(n, all.size())));
     }
 
-    /** See {@link Floodgate#stats}. Entry counts are not a snapshot across segments. */
+    /**
+     * See {@link Floodgate#stats}. Entry counts are not a snapshot across segments. One counting walk that copies no
+     * entry ({@link FloodgateReader#countEntries}): every scrape of the meters calls this.
+     */
     static Stats stats(final QuotaTable table, final Map<Action, Stats.Checks> checks,
         final ClusterStats.Connection connection)
     {
         try (FloodgateReader reader = reader(table))
         {
-            final long[] counts = new long[EntryKind.values().length];
-            long tombstoned = 0;
-            final List<TableEntry> entries = reader.entries();
-            for (final TableEntry entry : entries)
-            {
-                if (entry.tombstoned())
-                {
-                    tombstoned++;
-                }
-                else
-                {
-                    counts[entry.kind().ordinal()]++;
-                }
-            }
+            final EntryCounts counts = reader.countEntries();
             final TableCounters c = reader.counters();
-            return new Stats(counts[EntryKind.BUCKET.ordinal()], counts[EntryKind.WINDOW.ordinal()],
-                counts[EntryKind.BLOCKED.ordinal()], tombstoned, table.capacity(), table.shards(),
-                Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(), c.janitorRuns(), c.reaped(),
-                c.revived(), reader.attachedProcesses(), table.fileSize(), checks, reader.cluster(entries), connection,
-                c.tierRepairs(), c.tierDivergences(), c.entryCount(), c.fileEntryCount());
+            return new Stats(counts.buckets(), counts.windows(), counts.blocked(), counts.tombstoned(),
+                table.capacity(), table.shards(), Map.copyOf(c.tableFull()), Map.copyOf(c.degraded()), c.guardRepairs(),
+                c.janitorRuns(), c.reaped(), c.revived(), reader.attachedProcesses(), table.fileSize(), checks,
+                reader.cluster(counts), connection, c.tierRepairs(), c.tierDivergences(), c.entryCount(),
+                c.fileEntryCount());
         }
     }
 

@@ -125,6 +125,17 @@ public final class FloodgateReader implements AutoCloseable
         return mapping.damagedIfFaults(() -> readCluster(entries));
     }
 
+    /**
+     * As {@link #cluster(List)}, with the lease entries of a count ({@link #countEntries}) instead of a list.
+     *
+     * @param counts a count of this reader.
+     * @return live leases, their unused balance, and the node's cluster counters.
+     */
+    public ClusterStats.Node cluster(final EntryCounts counts)
+    {
+        return mapping.damagedIfFaults(() -> readCluster(counts.leases(), counts.leaseBalance()));
+    }
+
     private ClusterStats.Node readCluster(final List<TableEntry> entries)
     {
         long held = 0;
@@ -137,6 +148,11 @@ public final class FloodgateReader implements AutoCloseable
                 unused += entry.leaseBalance();
             }
         }
+        return readCluster(held, unused);
+    }
+
+    private ClusterStats.Node readCluster(final long held, final long unused)
+    {
         final ClusterCounterRegion c = new ClusterCounterRegion(header);
         return new ClusterStats.Node(held, unused, c.totalVolatile(ClusterCounterRegion.ROUND_TRIPS),
             c.totalVolatile(ClusterCounterRegion.TOKENS_LEASED), c.totalVolatile(ClusterCounterRegion.TOKENS_REFUNDED),
@@ -243,7 +259,30 @@ public final class FloodgateReader implements AutoCloseable
         return Collections.unmodifiableList(entries);
     }
 
-    /** @return entries (or chained tiers) the last {@link #entries} walk skipped: torn by a writer, or damaged. */
+    /**
+     * Counts every quota entry by kind, live and tombstoned, and the live leases' balances, walking the file once as
+     * {@link #entries} does: the counts of the entries it would list, with none copied. What a summary needs
+     * ({@code Floodgate.stats()}, on every scrape of the meters), in a constant few objects whatever the table holds.
+     *
+     * @return the counts.
+     */
+    public EntryCounts countEntries()
+    {
+        final TableScan scan = new TableScan(mapping, layout);
+        final EntryTally tally = new EntryTally(scan, shards);
+        mapping.damagedIfFaults(() ->
+        {
+            scan.forEach(tally, tally);
+            return null;
+        });
+        unreadable = scan.skipped();
+        return tally.counts();
+    }
+
+    /**
+     * @return entries (or chained tiers) the last {@link #entries} or {@link #countEntries} walk skipped: torn by a
+     * writer, or damaged.
+     */
     public long unreadableEntries()
     {
         return unreadable;

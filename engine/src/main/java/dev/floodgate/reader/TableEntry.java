@@ -1,7 +1,6 @@
 package dev.floodgate.reader;
 
 import dev.floodgate.Action;
-import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryLayout;
 import dev.floodgate.store.KeyHasher;
@@ -83,7 +82,13 @@ public record TableEntry(
     static final TableEntry UNREADABLE = new TableEntry(EntryKind.BUCKET, Action.values()[0], "", 0, 0, false, 0, 0,
         0, 0, 0, 0, new long[0], new long[0], 0);
 
-    private static final int BUCKET_READS = 3;
+    /** What {@link #kindOf} answers for the file's own record (the all-zero key): no quota entry. */
+    static final int FILE_RECORD = 0;
+
+    /** What {@link #kindOf} answers for a value damaged: a kind, action or length no entry has. */
+    static final int DAMAGED = -1;
+
+    private static final int ACTIONS = Action.values().length;
 
     /**
      * @param key    an entry's key.
@@ -94,63 +99,68 @@ public record TableEntry(
      */
     static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards)
     {
-        final byte code = key[KeyHasher.KIND_INDEX];
         final Entry entry = new Entry(value);
-        if (code == 0 && java.util.Arrays.equals(key, new byte[key.length]))
+        final int code = kindOf(key, entry, shards);
+        if (code == FILE_RECORD)
         {
             return null;
+        }
+        if (code == DAMAGED)
+        {
+            return UNREADABLE;
+        }
+        return code == Entry.KIND_BUCKET ? bucket(entry) : other(entry, (byte)code, entry.actionOrdinal(), shards);
+    }
+
+    /**
+     * The tests every decode of an entry makes before it reads its words ({@link #decode}'s and {@link EntryTally}'s).
+     *
+     * @param key    an entry's key.
+     * @param entry  over its value in the file.
+     * @param shards the file's shard count.
+     * @return the entry's kind byte; {@link #FILE_RECORD} for the file's own record; {@link #DAMAGED} for a value
+     * whose kind, action or length no entry has.
+     */
+    static int kindOf(final byte[] key, final Entry entry, final int shards)
+    {
+        final byte code = key[KeyHasher.KIND_INDEX];
+        if (code == 0 && isZero(key))
+        {
+            return FILE_RECORD;
         }
         if (code < Entry.KIND_BUCKET || code > Entry.KIND_LEASE ||
             !EntryLayout.isValueLength(code, shards, entry.length()) || entry.kind() != code)
         {
-            return UNREADABLE;
+            return DAMAGED;
         }
         final int ordinal = entry.actionOrdinal();
-        if (ordinal < 0 || ordinal >= Action.values().length)
+        return ordinal < 0 || ordinal >= ACTIONS ? DAMAGED : code;
+    }
+
+    private static boolean isZero(final byte[] key)
+    {
+        for (final byte b : key)
+        {
+            if (b != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A bucket, read as {@link BucketRead} says; {@link #UNREADABLE} when a conversion froze it under every read. */
+    private static TableEntry bucket(final Entry entry)
+    {
+        final BucketRead read = new BucketRead();
+        if (!read.read(entry))
         {
             return UNREADABLE;
         }
-        return code == Entry.KIND_BUCKET ? bucket(entry, ordinal) : other(entry, code, ordinal, shards);
-    }
-
-    /**
-     * A bucket's word and the units it is in: the units version, then the word before the units (as the lock-free
-     * lookup, {@code EntryFinder}, reads word and units), all between two equal loads of the generation. A conversion
-     * publishes a new generation before it writes units, and writes them before the converted word, so a word read
-     * unfrozen is in the units read after it; a frozen word is replaced by the side record (stored before the
-     * freeze; see {@link BucketWords#recordedVolatile}).
-     */
-    private static TableEntry bucket(final Entry entry, final int ordinal)
-    {
-        for (int read = 0; read < BUCKET_READS; read++)
-        {
-            final long generation = entry.generationVolatile();
-            // the version before the word, as a probe loads it: loaded after a frozen word, it could be that of the
-            // conversion the word was frozen for, finished meanwhile, and then the side record loaded next, still the
-            // one before it, passed recordedVolatile's test once the next conversion froze the word again (found in
-            // CI: version 2 reported with version 1's limit)
-            final int version = entry.unitsVersionVolatile();
-            long tat = BucketWords.tatVolatile(entry);
-            long limit = entry.limitVolatile();
-            long windowMs = entry.windowMsVolatile();
-            final BucketWords.Recorded recorded = tat != BucketWords.FROZEN_TAT || generation == Entry.TOMBSTONE ?
-                null : BucketWords.recordedVolatile(entry, version);
-            if (recorded != null)
-            {
-                tat = recorded.tat();
-                limit = recorded.limit();
-                windowMs = recorded.windowMs();
-            }
-            if ((tat != BucketWords.FROZEN_TAT || generation == Entry.TOMBSTONE) &&
-                entry.generationVolatile() == generation)
-            {
-                return new TableEntry(EntryKind.BUCKET, Action.fromOrdinal(ordinal), entry.label(),
-                    entry.identifierLength(), generation, generation == Entry.TOMBSTONE, limit, windowMs,
-                    version & 0xFFFF_FFFFL, entry.createdNanos(), entry.touchedVolatile(), tat, new long[0],
-                    new long[0], 0);
-            }
-        }
-        return UNREADABLE;
+        return new TableEntry(EntryKind.BUCKET, entry.action(), entry.label(), entry.identifierLength(),
+            read.generation, read.generation == Entry.TOMBSTONE, read.limit, read.windowMs,
+            read.version & 0xFFFF_FFFFL, entry.createdNanos(), entry.touchedVolatile(), read.tat, new long[0],
+            new long[0], 0);
     }
 
     private static TableEntry other(final Entry entry, final byte code, final int ordinal, final int shards)

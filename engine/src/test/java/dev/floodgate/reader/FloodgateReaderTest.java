@@ -180,6 +180,81 @@ class FloodgateReaderTest
     }
 
     @Test
+    void countsTheEntriesTheListHoldsByKindAndStatsReportsThoseCounts() throws Exception
+    {
+        final Path file = dir.resolve("counted.map");
+        try (Floodgate gate = Floodgate.open(config(file)); FloodgateReader reader = FloodgateReader.open(file))
+        {
+            for (int i = 0; i < 6; i++)
+            {
+                gate.checkLimit("10.0.0." + i, Action.AUTH);
+            }
+            for (int i = 0; i < 4; i++)
+            {
+                gate.checkLimitInCaller("user-" + i, Action.PUBLISH);
+            }
+            for (int i = 0; i < 7; i++)
+            {
+                gate.checkLimit("10.0.0.0", Action.AUTH); // refused from the fifth: a blocked counter
+                gate.checkLimitInCaller("user-0", Action.PUBLISH);
+            }
+            for (int i = 0; i < 4; i++)
+            {
+                gate.checkLimitInCaller("user-0", Action.PUBLISH); // its 11th and 12th are refused: a blocked counter
+            }
+            gate.reset("10.0.0.1", Action.AUTH); // its bucket tombstoned
+            gate.reset("10.0.0.0", Action.AUTH); // its bucket and blocked counter tombstoned
+
+            final EntryCounts counts = assertCountsAsTheListDoes(reader);
+            assertEquals(new EntryCounts(4, 4, 1, 0, 3, 0), counts, "the table's known content");
+            assertStatsReport(gate.stats(), counts);
+
+            ticker.advanceMs(2_000); // every window over: the janitor tombstones the idle ones
+            gate.cleanup();
+            final EntryCounts aged = assertCountsAsTheListDoes(reader);
+            assertTrue(aged.tombstoned() > counts.tombstoned(), "the janitor tombstoned idle entries: " + aged);
+            assertStatsReport(gate.stats(), aged);
+        }
+    }
+
+    /** @return the counting walk's counts, checked against a count over the list a walk of the same table returns. */
+    private static EntryCounts assertCountsAsTheListDoes(final FloodgateReader reader)
+    {
+        final long[] live = new long[EntryKind.values().length];
+        long tombstoned = 0;
+        long leaseBalance = 0;
+        final List<TableEntry> entries = reader.entries();
+        final long unreadable = reader.unreadableEntries();
+        for (final TableEntry entry : entries)
+        {
+            if (entry.tombstoned())
+            {
+                tombstoned++;
+            }
+            else
+            {
+                live[entry.kind().ordinal()]++;
+                leaseBalance += entry.leaseBalance();
+            }
+        }
+        final EntryCounts counts = reader.countEntries();
+        assertEquals(new EntryCounts(live[EntryKind.BUCKET.ordinal()], live[EntryKind.WINDOW.ordinal()],
+            live[EntryKind.BLOCKED.ordinal()], live[EntryKind.LEASE.ordinal()], tombstoned, leaseBalance), counts,
+            "the counting walk against a count over the " + entries.size() + " entries listed");
+        assertEquals(unreadable, reader.unreadableEntries(), "both walks skip the same entries");
+        assertEquals(reader.cluster(entries), reader.cluster(counts), "the cluster figures from either");
+        return counts;
+    }
+
+    private static void assertStatsReport(final dev.floodgate.Stats stats, final EntryCounts counts)
+    {
+        assertEquals(List.of(counts.buckets(), counts.windows(), counts.blocked(), counts.tombstoned(),
+                counts.leases(), counts.leaseBalance()),
+            List.of(stats.buckets(), stats.windowCounters(), stats.blockedEntries(), stats.tombstoned(),
+                stats.cluster().leasesHeld(), stats.cluster().tokensUnused()), stats::toString);
+    }
+
+    @Test
     void refusesAFileThatIsNotATableWithItsName() throws Exception
     {
         final Path file = Files.write(dir.resolve("text.map"), "not a table at all\n".repeat(100).getBytes());
@@ -225,6 +300,7 @@ class FloodgateReaderTest
             final List<TableEntry> entries = reader.entries();
             assertTrue(entries.size() < expected, "the damaged tier's entries are gone: " + entries.size());
             assertTrue(reader.unreadableEntries() > 0, "and counted");
+            assertEquals(entries.size(), assertCountsAsTheListDoes(reader).buckets(), "counted as they are listed");
             for (final TableEntry entry : entries)
             {
                 assertTrue(entry.label().matches("id-[0-9]{1,4}"), entry::toString);
