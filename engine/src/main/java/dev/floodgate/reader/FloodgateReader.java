@@ -247,11 +247,12 @@ public final class FloodgateReader implements AutoCloseable
     {
         final List<TableEntry> entries = new ArrayList<>();
         final TableScan scan = new TableScan(mapping, layout);
+        final BucketRead bucket = new BucketRead();
         mapping.damagedIfFaults(() ->
         {
             // an entry still in place that decode could not read (damaged, or converted under every read) is
             // counted, as a torn one is, not dropped unsaid (found by review)
-            scan.forEach((key, value) -> TableEntry.decode(key, value, shards),
+            scan.forEach((key, value) -> TableEntry.decode(key, value, shards, bucket),
                 entry -> entry == TableEntry.UNREADABLE ? scan.skip() : entries.add(entry));
             return null;
         });

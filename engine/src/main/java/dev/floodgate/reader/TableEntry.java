@@ -99,6 +99,12 @@ public record TableEntry(
      */
     static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards)
     {
+        return decode(key, value, shards, new BucketRead());
+    }
+
+    /** As {@link #decode(byte[], UnsafeBuffer, int)}, reading a bucket through {@code bucket} (one per walk). */
+    static TableEntry decode(final byte[] key, final UnsafeBuffer value, final int shards, final BucketRead bucket)
+    {
         final Entry entry = new Entry(value);
         final int code = kindOf(key, entry, shards);
         if (code == FILE_RECORD)
@@ -109,7 +115,8 @@ public record TableEntry(
         {
             return UNREADABLE;
         }
-        return code == Entry.KIND_BUCKET ? bucket(entry) : other(entry, (byte)code, entry.actionOrdinal(), shards);
+        return code == Entry.KIND_BUCKET ? bucket(entry, bucket) :
+            other(entry, (byte)code, entry.actionOrdinal(), shards);
     }
 
     /**
@@ -150,9 +157,8 @@ public record TableEntry(
     }
 
     /** A bucket, read as {@link BucketRead} says; {@link #UNREADABLE} when a conversion froze it under every read. */
-    private static TableEntry bucket(final Entry entry)
+    private static TableEntry bucket(final Entry entry, final BucketRead read)
     {
-        final BucketRead read = new BucketRead();
         if (!read.read(entry))
         {
             return UNREADABLE;

@@ -48,7 +48,8 @@ public class ScrapeBenchmark
             {
                 final String identifier = "user-" + (1_000_000 + i);
                 Fixtures.requireAdmitted(g.floodgate.checkLimit(identifier, Fixtures.HOT), "checkLimit");
-                Fixtures.requireAdmitted(g.floodgate.checkLimitInCaller(identifier, Fixtures.HOT), "checkLimitInCaller");
+                Fixtures.requireAdmitted(g.floodgate.checkLimitInCaller(identifier, Fixtures.HOT),
+                    "checkLimitInCaller");
             }
             requireEntries(g.floodgate.stats());
         });
