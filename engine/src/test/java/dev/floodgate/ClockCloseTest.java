@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,14 +41,7 @@ class ClockCloseTest
         ticker.onNextRead(clock, () ->
         {
             inside.countDown(); // the clock thread's loop read, just before its periodic task
-            try
-            {
-                release.await();
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
+            Await.throughInterrupts("the test's release of the clock thread", release, 90);
             return T1; // past the next heartbeat: the periodic task runs
         });
         inside.await();

@@ -52,14 +52,7 @@ class ClosePublishTest
         ticker.onNextRead(publisher, () ->
         {
             inside.countDown();
-            try
-            {
-                release.await();
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
+            Await.throughInterrupts("the test's release of the publish", release, 90);
             return 1_000_000_000_000L;
         });
         publisher.start();

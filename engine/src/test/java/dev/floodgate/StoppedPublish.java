@@ -1,5 +1,7 @@
 package dev.floodgate;
 
+import dev.floodgate.testkit.Await;
+
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -36,14 +38,9 @@ final class StoppedPublish implements AutoCloseable
         ticker.onNextRead(publishing, () ->
         {
             inside.countDown();
-            try
-            {
-                release.await();
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
+            // bounded short of its users' @Timeout (60 s), so that a test failing before close() does not leave the
+            // publish held, and with it the build
+            Await.throughInterrupts("the test's release of the stopped publish", release, 45);
             return clockReads;
         });
         publishing.start();

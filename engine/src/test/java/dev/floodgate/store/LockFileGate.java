@@ -3,6 +3,7 @@ package dev.floodgate.store;
 import java.lang.reflect.Field;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +26,12 @@ final class LockFileGate implements AutoCloseable
                 held.countDown();
                 try
                 {
-                    release.await();
+                    // bounded short of its users' @Timeout (120 s): a test that never lets go fails instead of
+                    // holding every open of the JVM, and with them the build
+                    if (!release.await(90, TimeUnit.SECONDS))
+                    {
+                        throw new AssertionError("the LockFile gate was not released within 90 s");
+                    }
                 }
                 catch (final InterruptedException ignored)
                 {
