@@ -1,5 +1,6 @@
 package dev.floodgate;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -22,6 +23,8 @@ public enum Action
     SUBSCRIBE(0, 60_000, false);
 
     private static final Action[] VALUES = values();
+    /** The names {@link #parse} takes, as it spells them in its errors. */
+    private static final String[] NAMES = Arrays.stream(VALUES).map(Action::configPrefix).toArray(String[]::new);
 
     private final long defaultLimit;
     private final long defaultWindowMs;
@@ -82,10 +85,12 @@ public enum Action
      *
      * @param text the name.
      * @return the action.
-     * @throws IllegalArgumentException naming the text and the accepted names.
+     * @throws IllegalArgumentException naming the text, the name it probably misspells (one at most two edits away:
+     * {@code publsh}, did you mean {@code publish}?) and the accepted names.
      */
     public static Action parse(final String text)
     {
+        String meant = "";
         if (text != null)
         {
             final String normal = text.trim().replace('-', '_').toUpperCase(Locale.ROOT);
@@ -96,8 +101,9 @@ public enum Action
                     return action;
                 }
             }
+            meant = KeySpelling.didYouMean(normal, NAMES);
         }
-        throw new IllegalArgumentException("unknown action '" + text +
-            "': expected one of auth, dashboard_auth, dashboard_api, publish, subscribe");
+        throw new IllegalArgumentException("unknown action '" + text + "'" + meant + ": expected one of " +
+            String.join(", ", NAMES));
     }
 }

@@ -6,7 +6,8 @@ import java.util.Locale;
  * The key a misspelt name probably meant: the one nearest it by edit distance, when that is at most
  * {@link #MAX_EDITS}. Owned here, once, for every place that meets a name it does not know: the environment's
  * {@code FLOODGATE_*} names ({@link UnknownNames}, warned about), and the keys {@code fromKeyValues},
- * {@code withPolicyKeys} and {@code floodgate policy set} refuse. Stateless.
+ * {@code withPolicyKeys} and {@code floodgate policy set} refuse, and the action names {@link Action#parse}
+ * refuses. Stateless.
  */
 final class KeySpelling
 {

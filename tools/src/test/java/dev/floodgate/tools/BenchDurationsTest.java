@@ -49,6 +49,14 @@ class BenchDurationsTest
         }
     }
 
+    /** {@code watch --interval} takes the same forms (Durations.parse); its help named only "1s or 500ms". */
+    @Test
+    void watchIntervalHelpSaysTheFormsItTakes()
+    {
+        final CommandSpec watch = FloodgateCli.newCommandLine().getSubcommands().get("watch").getCommandSpec();
+        assertHelp(watch, "--interval", FORMS);
+    }
+
     @Test
     void benchTakesEveryUnitItsHelpNamesAndRefusesTheRestNamingTheValue()
     {
@@ -73,9 +81,9 @@ class BenchDurationsTest
             ", e.g. 500ms, 5s, 2m or 1h", "--cluster-redis", "redis://127.0.0.1:1", "--cluster-window", "1w");
     }
 
-    private static void assertHelp(final CommandSpec bench, final String option, final String... words)
+    private static void assertHelp(final CommandSpec command, final String option, final String... words)
     {
-        final String help = String.join(" ", bench.findOption(option).description());
+        final String help = String.join(" ", command.findOption(option).description());
         for (final String word : words)
         {
             assertTrue(help.contains(word), option + " help: " + help);

@@ -242,6 +242,20 @@ class ReadCommandsTest
         assertEquals(2, Cli.run().code());
     }
 
+    /** Config keys said "did you mean X?" (KeySpelling) while a misspelt action suggested nothing. */
+    @Test
+    void misspeltActionSuggestsTheNearestOne()
+    {
+        final Cli.Result result = Cli.run("top", "--file", table, "--action", "publsh");
+        assertEquals(2, result.code(), result::toString);
+        assertTrue(result.err().contains("unknown action 'publsh' (did you mean publish?): expected one of auth, " +
+            "dashboard_auth, dashboard_api, publish, subscribe"), result.err());
+        assertTrue(Cli.run("top", "--file", table, "--action", "Dashboard-Apy").err()
+            .contains("unknown action 'Dashboard-Apy' (did you mean dashboard_api?)"));
+        assertTrue(Cli.run("top", "--file", table, "--action", "nope").err()
+            .contains("unknown action 'nope': expected one of "), "nothing near: no suggestion");
+    }
+
     @Test
     void missingFileIsExitThreeAndIsNotCreated()
     {

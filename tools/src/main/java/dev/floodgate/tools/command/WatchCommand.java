@@ -48,7 +48,7 @@ public final class WatchCommand implements Callable<Integer>
     private long n;
 
     @Option(names = "--interval", paramLabel = "D", defaultValue = "1s",
-        description = "Refresh interval, e.g. 1s or 500ms (default ${DEFAULT-VALUE}).")
+        description = "Refresh interval: " + Durations.FORMS + ", e.g. 1s or 500ms (default ${DEFAULT-VALUE}).")
     private String interval;
 
     /** Null: until Ctrl-C. Not 0 for that: a typed 0 (a script's "$N") would silently mean "forever". */
