@@ -4,6 +4,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -18,7 +19,10 @@ import io.netty.channel.ChannelHandler;
 import io.netty.util.HashedWheelTimer;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The Lettuce client a {@link RedisConnector} connects with, and its own threads and timer, set up so that no caller
@@ -37,6 +41,8 @@ final class LettuceClient
      * only a slower retry against a Redis that accepts connections and never answers.
      */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** The bound of {@link #shutdown}'s waits, together: past Lettuce's own 2 s for its executors, with a margin. */
+    private static final long SHUTDOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final HashedWheelTimer timer;
     private final ClientResources resources;
@@ -108,24 +114,64 @@ final class LettuceClient
     }
 
     /**
-     * Stops Lettuce's threads and the timer, waiting at most a few seconds. The caller's interrupt status is set
-     * aside meanwhile and given back: Lettuce's wait threw on it, out of a {@code Floodgate.close} that then left
-     * its slot claimed and these threads running (found by review, {@code InterruptedGiveBackCloseTest}).
+     * Stops Lettuce's threads and the timer, and waits for them, a few seconds at most (Lettuce's own 2 s bound, and
+     * {@link #SHUTDOWN_WAIT_NANOS} for a task that does not end). Interrupts end none of it: the caller's status is set
+     * aside, and one arriving meanwhile kept, and given back. Lettuce's wait threw on either, out of a
+     * {@code Floodgate.close} that then left its slot claimed and these threads running (found by review,
+     * {@code InterruptedGiveBackCloseTest}, {@code InterruptedCloseTest}).
      */
     void shutdown()
     {
-        final boolean interrupted = Thread.interrupted();
+        boolean interrupted = Thread.interrupted(); // HashedWheelTimer.stop would spin on its joins while it is set
         try
         {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
-            timer.stop();
+            final long deadline = System.nanoTime() + SHUTDOWN_WAIT_NANOS;
+            interrupted |= awaitThroughInterrupts("the Redis client", client.shutdownAsync(0, 2, TimeUnit.SECONDS),
+                deadline);
+            interrupted |= awaitThroughInterrupts("Lettuce's threads", resources.shutdown(0, 2, TimeUnit.SECONDS),
+                deadline);
+            timer.stop(); // joins its thread through interrupts, and gives them back
+            interrupted |= Thread.interrupted();
         }
         finally
         {
             if (interrupted)
             {
                 Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Waits for {@code shutdown} until {@code deadline} (System.nanoTime) through interrupts; past it, logs what is
+     * left running and returns (a close must end).
+     *
+     * @return true if an interrupt arrived meanwhile: the caller gives it back.
+     */
+    private static boolean awaitThroughInterrupts(final String what, final Future<?> shutdown, final long deadline)
+    {
+        boolean interrupted = false;
+        while (true)
+        {
+            try
+            {
+                shutdown.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return interrupted;
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+            catch (final TimeoutException ex)
+            {
+                System.getLogger("dev.floodgate").log(System.Logger.Level.WARNING, "{0}: not shut down within " +
+                    "{1} s; closing without waiting for it", what, TimeUnit.NANOSECONDS.toSeconds(SHUTDOWN_WAIT_NANOS));
+                return interrupted;
+            }
+            catch (final ExecutionException ex)
+            {
+                // as Lettuce's own shutdown() threw it
+                throw ex.getCause() instanceof RuntimeException runtime ? runtime : new RedisException(ex.getCause());
             }
         }
     }
