@@ -405,8 +405,8 @@ public final class Floodgate implements AutoCloseable
      * refund's bound when Redis is down); a process whose siblings still map the file leaves them the balances.
      * An idle give-back in flight (the janitor thread's, a {@link #cleanup}'s) has its refund answered before
      * the Redis client closes, within that refund's bound (about 1 s), and starts no other. A caller whose
-     * interrupt status is set is served like any other and keeps it; an interrupt cuts no refund short, as its
-     * tokens would be lost.
+     * interrupt status is set, or who is interrupted while this runs, is served like any other and keeps the status:
+     * an interrupt ends none of the close's waits (a refund cut short would lose its tokens).
      *
      * <p>The file is never unmapped under a check: a warm check that passed the closed test a moment before may
      * still be writing to it. It is unmapped when this instance becomes unreachable (a {@link Cleaner} action),
