@@ -47,12 +47,14 @@ import java.util.function.ToLongFunction;
  *
  * <p>The meters hold the instance weakly, as Micrometer holds a meter's object, and nothing else does: a closed
  * instance the broker dropped is not kept mapped by its registry. Binding replaces every Floodgate meter the
- * registry holds (by name, and each by its id before the registry's filters, which a filter that renames them does
- * not hide: {@link MeterRegistrar}), so an instance reopened and bound to the same registry is the one its meters
- * read (before, the registry handed the new binding the old instance's meters, which read NaN for good): one
- * instance per registry, the last bound; or one per tag value: {@link #FloodgateMetrics(Floodgate, Iterable)} tags
- * every meter, and binding then replaces only the meters of the same tag values (or of none), so two instances (two
- * tables, or one table opened twice) publish side by side in one registry. Thread-safe.
+ * registry holds, those the new binding does not register again included (a cluster meter, when the instance bound
+ * has no cluster quota): by the ids before the registry's filters that bindings registered them under, which a filter
+ * that renames them does not hide ({@link MeterRegistrar}), and by name. So an instance reopened and bound to the
+ * same registry is the one its meters read (before, the registry handed the new binding the old instance's meters,
+ * which read NaN for good): one instance per registry, the last bound; or one per tag value:
+ * {@link #FloodgateMetrics(Floodgate, Iterable)} tags every meter, and binding then replaces only the meters of the
+ * same tag values (or of none), so two instances (two tables, or one table opened twice) publish side by side in one
+ * registry. Thread-safe.
  */
 public final class FloodgateMetrics implements MeterBinder
 {
@@ -128,11 +130,15 @@ public final class FloodgateMetrics implements MeterBinder
             throw new IllegalStateException("the Floodgate these metrics were made for is gone");
         }
         requireOpen(floodgate); // before anything is removed or registered: a closed one's meters would read NaN
+        // a previous instance's meters would keep reading it, NaN once closed: found by the ids bindings registered
+        // (whatever names the registry's filters gave them), and by name for meters no binding of this class loader
+        // registered (a plugin reloaded in another)
+        MeterRegistrar.removeBound(registry, id -> !taggedApart(id));
         for (final Meter meter : List.copyOf(registry.getMeters()))
         {
             if (NAMES.contains(meter.getId().getName()) && !taggedApart(meter.getId()))
             {
-                registry.remove(meter); // a previous instance's, whose meters would keep reading it
+                registry.remove(meter);
             }
         }
         // Micrometer holds a meter's object weakly: the engine, which the broker holds, not this binder, which nobody
