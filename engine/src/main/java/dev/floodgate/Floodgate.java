@@ -194,7 +194,9 @@ public final class Floodgate implements AutoCloseable
      * @param identifier who; not empty.
      * @param action     what.
      * @return the bucket's limit, the tokens left, the retry-after of a check of cost 1 and the time to full;
-     * {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action (or the engine) is switched off.
+     * {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action (or the engine) is switched off. A node quota switched
+     * off leaves this JVM's cluster quota of the action in force: the probe is then the cluster's (its limit, at most
+     * its limit left, and the wait while the node's lease is drained or Redis is down and the fallback refuses).
      */
     public Probe probe(final CharSequence identifier, final Action action)
     {
@@ -209,7 +211,8 @@ public final class Floodgate implements AutoCloseable
      * @param identifier who; not empty.
      * @param action     what.
      * @return the current window's limit, the tokens left in it, the retry-after of a check of cost 1 and the
-     * time to the window's end; {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action (or the engine) is off.
+     * time to the window's end; {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action (or the engine) is off (the
+     * cluster's alone for a node quota off under this JVM's cluster quota, as {@link #probe} says).
      */
     public Probe probeInCaller(final CharSequence identifier, final Action action)
     {

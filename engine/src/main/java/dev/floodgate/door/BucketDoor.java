@@ -56,7 +56,9 @@ final class BucketDoor
         if (verdict == Doors.OFF)
         {
             SlotResolver.requireIdentifier(identifier);
-            return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
+            // not counted: an action switched off must cost next to nothing; not this JVM's cluster quota, though
+            return doors.cluster == null ? CheckResult.ADMITTED :
+                ClusterOnly.check(doors, identifier, action, rule, cost, held);
         }
         rule.bucket(action); // throws for a window-only quota, before anything is counted
         final int hash = held != null ? held.hash : QuotaCache.hash(identifier);

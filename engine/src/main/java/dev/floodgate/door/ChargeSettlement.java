@@ -11,7 +11,8 @@ import java.util.List;
  * cluster refusal refuses the whole as a node refusal does (the leases spent and the node claims are given back,
  * except a claim a conversion carried into new units, {@code Charging.held}, which stays counted with the entry as
  * {@link BucketGiveBack#giveBack} says); then each charge counts as one check of its action, with the outcome of
- * the whole; a charge of an action off at that moment is admitted and not counted. Stateless; thread-safe.
+ * the whole; a charge of an action off at that moment is admitted and not counted, unless this JVM gives the action a
+ * cluster quota ({@link ClusterOnly}: the lease spends for it, and it is counted). Stateless; thread-safe.
  */
 final class ChargeSettlement
 {
@@ -77,7 +78,9 @@ final class ChargeSettlement
             charging.clustered[i] = false;
             // a held quota has no slot but is admitted on its carried claim: the cluster spends for it too (found by
             // review: skipped, it was admitted past the cluster limit, ChargeHeldClusterTest)
-            if (charging.off[i] || charging.slots[i] == null && !charging.held[i] || !doors.clustered(c.action()))
+            // a quota off on the node but under this JVM's cluster quota (ClusterOnly) has no slot and spends too
+            if (charging.off[i] || charging.slots[i] == null && !charging.held[i] && !charging.clusterOnly[i] ||
+                !doors.clustered(c.action()))
             {
                 continue;
             }

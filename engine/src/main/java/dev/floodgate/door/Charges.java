@@ -7,9 +7,10 @@ import java.util.List;
 /**
  * Multi-quota charges, all or nothing (e.g. the records and the bytes of one produce): each quota is claimed in
  * list order through the doors' own claims ({@link BucketDoor#claim}, {@link WindowDoor#claim}) after the
- * prelude's verdict ({@link Doors#verdict}; and {@link #overTogether} for a quota named twice) and, when one is
- * refused, the ones already claimed are given back. A quota of an action in shadow mode never fails the whole. All
- * quotas are claimed under one policy snapshot, and the policy generation is loaded again before anything is
+ * prelude's verdict ({@link Doors#verdict}; and {@link #overTogether} for a quota named twice; a quota off on
+ * the node but under this JVM's cluster quota claims nothing there, {@link ClusterOnly}) and, when one is refused,
+ * the ones already claimed are given back. A quota of an action in shadow mode never fails the whole. All quotas
+ * are claimed under one policy snapshot, and the policy generation is loaded again before anything is
  * recorded: if it changed, every claim is given back and the charge starts again (at most {@link Doors#ATTEMPTS}
  * times, then each quota answers as if its entry were unavailable). A charge whose claims held is settled once by
  * {@link ChargeSettlement}: the cluster's part and the counting. Allocates (a cold-ish path for produce requests
@@ -65,6 +66,11 @@ final class Charges
         final boolean[] held;
         final long[] results;
         final boolean[] off;
+        /**
+         * Off on the node but for this JVM's cluster quota ({@link ClusterOnly}): no node claim; the settlement spends
+         * its cost from the cluster's lease, and it is counted.
+         */
+        final boolean[] clusterOnly;
         /** Answered by the unreachable rule: counted as unreachable when resolved, never in a blocked counter. */
         final boolean[] unreachable;
         /** Spent from the cluster's lease (issue 12): given back if a later quota's cluster refuses. */
@@ -80,6 +86,7 @@ final class Charges
             held = new boolean[n];
             results = new long[n];
             off = new boolean[n];
+            clusterOnly = new boolean[n];
             unreachable = new boolean[n];
             clustered = new boolean[n];
         }
@@ -116,7 +123,8 @@ final class Charges
             final long unknownMs = c.bucket() ? 0 : rule.unknownForMs(nowMs); // see ActionRule.unknownForMs
             final long limit = unknownMs > 0 ? 0 : c.bucket() ? rule.limit : rule.cursor(nowMs).regime().limit();
             final int verdict = unknownMs > 0 ? Doors.CLAIM : Doors.verdict(limit, c.cost());
-            charging.off[i] = verdict == Doors.OFF;
+            charging.clusterOnly[i] = verdict == Doors.OFF && doors.clustered(c.action());
+            charging.off[i] = verdict == Doors.OFF && !charging.clusterOnly[i];
             if (charging.off[i] || charging.refused >= 0 || stale)
             {
                 continue; // off, or after the refusal: only the off-ness is needed, to leave it uncounted
@@ -131,6 +139,11 @@ final class Charges
             else if (unknownMs > 0)
             {
                 result = unknownMs;
+            }
+            else if (charging.clusterOnly[i])
+            {
+                doors.cluster.nodeOff(doors.table().file(), c.action());
+                result = CheckResult.ADMITTED; // no node quota to claim: the cluster's part decides, at the settlement
             }
             else if (c.bucket() && charging.held[i])
             {

@@ -6,6 +6,7 @@ import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.Entry;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.LongPredicate;
 
 /**
@@ -29,9 +30,13 @@ import java.util.function.LongPredicate;
 public final class ClusterGate implements AutoCloseable
 {
     static final int KIND = Entry.KIND_LEASE << 8;
+    private static final System.Logger LOG = System.getLogger("dev.floodgate");
 
     private final LeaseSource source;
     private final long[] limits;
+    private final long[] windowsMs;
+    /** Per action ordinal, 1 once this process logged its node's quota off under the cluster's ({@link #nodeOff}). */
+    private final AtomicIntegerArray nodeOffLogged;
     private final long[] leaseSize;
     private final ClusterCounters counters;
     private final LeaseGiveBack giveBacks;
@@ -55,6 +60,8 @@ public final class ClusterGate implements AutoCloseable
         final long holder, final LongPredicate holderAlive)
     {
         this.limits = limits.clone();
+        this.windowsMs = windowsMs.clone();
+        this.nodeOffLogged = new AtomicIntegerArray(limits.length);
         this.source = source;
         this.leaseSize = leaseSize.clone();
         this.counters = new ClusterCounters(leaseSize.length);
@@ -96,6 +103,31 @@ public final class ClusterGate implements AutoCloseable
     {
         final int a = action.ordinal();
         return leaseSize[a] != 0 && cost > limits[a];
+    }
+
+    /** @return the cluster limit of {@code action}, tokens per cluster window (0 where none). */
+    long limit(final Action action)
+    {
+        return limits[action.ordinal()];
+    }
+
+    /**
+     * Says, once per action in this process (a check of an action off must stay cheap, and a log line per check
+     * would flood), that the node's policy switched off the quota of an action this JVM's configuration gives a
+     * cluster quota, which stays in force ({@link ClusterOnly}).
+     *
+     * @param file the table, named in the line.
+     */
+    void nodeOff(final Object file, final Action action)
+    {
+        final int a = action.ordinal();
+        if (nodeOffLogged.get(a) == 0 && nodeOffLogged.compareAndSet(a, 0, 1))
+        {
+            LOG.log(System.Logger.Level.WARNING, "{0}: the node''s policy switched {1} off (limit 0), but this " +
+                "JVM''s cluster quota of {2} per {3} ms stays in force: each check of {1} is admitted only when the " +
+                "cluster admits it, and counted", file, action.configPrefix(), Long.toString(limits[a]),
+                Long.toString(windowsMs[a]));
+        }
     }
 
     /** @return what a probe of {@code action} answers without a lease: {@link LeaseWait#refusalWithoutLeaseMs}. */

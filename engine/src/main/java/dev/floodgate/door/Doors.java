@@ -38,7 +38,10 @@ public final class Doors
 {
     /** Tries of one check when the policy or the entry changes under it, before it degrades. */
     static final int ATTEMPTS = 4;
-    /** {@link #verdict}: the action is switched off; admitted and not counted. */
+    /**
+     * {@link #verdict}: the action is switched off; admitted and not counted (but for this JVM's cluster quota of it,
+     * which stays in force: {@link ClusterOnly}).
+     */
     static final int OFF = 0;
     /** {@link #verdict}: the cost exceeds the whole limit; refused with {@link CheckResult#NEVER}. */
     static final int OVER = 1;

@@ -30,7 +30,8 @@ public final class Probes
      * @param doors      the doors of the table.
      * @param identifier who.
      * @param action     what.
-     * @return the bucket door's answer now; {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action is off.
+     * @return the bucket door's answer now; {@code Probe(0, Long.MAX_VALUE, 0, 0)} when the action is off (but for
+     * this JVM's cluster quota: {@link ClusterOnly}).
      */
     public static Probe bucket(final Doors doors, final CharSequence identifier, final Action action)
     {
@@ -54,10 +55,17 @@ public final class Probes
             new Probe(probe.limit(), probe.remaining(), 0, probe.resetMs()) : probe;
     }
 
-    /** @return the node's probe, narrowed by the cluster's lease when the action has a cluster quota. */
+    /**
+     * @return the node's probe, narrowed by the cluster's lease when the action has a cluster quota; when the node's
+     * quota is off and the cluster's stays in force, the cluster's alone, as such a check is ({@link ClusterOnly}).
+     */
     private static Probe clustered(final Doors doors, final CharSequence identifier, final Action action,
         final Probe node)
     {
+        if (ClusterOnly.offUnderCluster(doors, action, node))
+        {
+            return cluster(doors, identifier, action, ClusterOnly.node(doors, action));
+        }
         return doors.clustered(action) && node.limit() != 0 ? cluster(doors, identifier, action, node) : node;
     }
 

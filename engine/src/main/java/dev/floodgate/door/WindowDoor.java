@@ -28,7 +28,8 @@ final class WindowDoor
      * The claim is validated against the policy generation after it landed ({@link WindowClaim}); a check whose
      * policy changed meanwhile gives its claim back and checks again under the new one, at most
      * {@link Doors#ATTEMPTS} times, then answers as if the entry were unavailable. An action off at the check's
-     * clock reading is admitted, uncounted, only when the generation is still the one that said so.
+     * clock reading is admitted, uncounted, only when the generation is still the one that said so (and, when this
+     * JVM gives it a cluster quota, only when the cluster admits it: {@link ClusterOnly}).
      *
      * @param doors      the shared state and prelude.
      * @param identifier who.
@@ -61,7 +62,9 @@ final class WindowDoor
             if (verdict == Doors.OFF && doors.policyRegion.generationAcquire() == policy.generation())
             {
                 SlotResolver.requireIdentifier(identifier);
-                return CheckResult.ADMITTED; // switched off: not counted, not even hashed; it must cost nothing
+                // switched off: not counted, not even hashed, it must cost nothing; but for this JVM's cluster quota
+                return doors.cluster == null ? CheckResult.ADMITTED :
+                    ClusterOnly.check(doors, identifier, action, rule, cost, held);
             }
             final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
             if (verdict != Doors.CLAIM || doors.overCluster(action, cost))
