@@ -195,6 +195,23 @@ final class LeaseFetcher
     }
 
     /**
+     * The retry-after of a check refused while its lease is marked drained: the mark ends when the cluster's bucket
+     * holds half a lease again ({@link #commit}); a check that needs more is told when the bucket holds its need,
+     * counted the same way from the same moment (it was told the mark's wait at each retry: 900 of 1,000 a minute
+     * about 3 s, for a minute). @param emptyMs the mark's ms left. @param need the tokens beyond the node's balance.
+     */
+    long drainedWaitMs(final int action, final long emptyMs, final long need)
+    {
+        final long half = (leaseSize[action] + 1) / 2;
+        if (need <= half)
+        {
+            return emptyMs;
+        }
+        final double perToken = msPerToken[action];
+        return emptyMs + (long)Math.ceil((need - 1) * perToken) - (long)Math.ceil((half - 1) * perToken);
+    }
+
+    /**
      * The refill threshold a refill's flight says: what the node spent while the lease was on the wire, twice over
      * (so the next refill lands before the balance runs out at the same rate and latency), at least half a lease
      * and at most a whole one; a whole one when the balance ran dry meanwhile. Half a lease whatever the rate was

@@ -142,7 +142,8 @@ final class LeaseWait
         final long emptyMs = LeaseRefill.emptyForMs(entry, now / 1_000_000L);
         if (emptyMs > 0)
         {
-            return refused(a, emptyMs); // the bucket was drained moments ago: no round trip to hear it again
+            // the bucket was drained moments ago: no round trip to hear it again
+            return refused(a, fetcher.drainedWaitMs(a, emptyMs, cost - LeaseWords.balanceVolatile(entry)));
         }
         final long deadline = now + CHECK_WAIT_NANOS;
         for (int round = 0; round < ASK_ROUNDS; round++)
@@ -185,7 +186,7 @@ final class LeaseWait
         final long waitMs = LeaseRefill.emptyForMs(entry, later / 1_000_000L);
         if (waitMs > 0)
         {
-            return refused(a, waitMs);
+            return refused(a, fetcher.drainedWaitMs(a, waitMs, cost - LeaseWords.balanceVolatile(entry)));
         }
         // Redis said nothing within the check's bound (unavailable, or slower than 50 ms): no lease to spend
         if (fetcher.isDown(a, later) || LeaseWords.refillVolatile(entry) != 0)
