@@ -55,10 +55,7 @@ final class BucketDoor
         final int verdict = Doors.verdict(rule.limit, cost);
         if (verdict == Doors.OFF)
         {
-            SlotResolver.requireIdentifier(identifier);
-            // not counted: an action switched off must cost next to nothing; not this JVM's cluster quota, though
-            return doors.cluster == null ? CheckResult.ADMITTED :
-                ClusterOnly.check(doors, identifier, action, rule, cost, held);
+            return ClusterOnly.off(doors, identifier, action, rule, cost, held); // free, but for a cluster quota
         }
         rule.bucket(action); // throws for a window-only quota, before anything is counted
         final int hash = held != null ? held.hash : QuotaCache.hash(identifier);

@@ -26,18 +26,21 @@ final class ClusterOnly
     }
 
     /**
-     * A bucket or window check whose verdict was {@link Doors#OFF}.
+     * A bucket or window check whose verdict was {@link Doors#OFF}: one call from the door, so the door's check
+     * method is no larger than when its OFF branch only admitted (the doors' methods are sized against C2's inlining
+     * limit: NOTES, "Run 14").
      *
      * @param rule the action's rule in force (its mode: a shadow action's cluster refusal is counted and admitted).
      * @param held a handle's own slots (their hash), or null.
      * @return {@link CheckResult#ADMITTED}, the cluster's retry-after in ms, or {@link CheckResult#NEVER}.
      */
-    static long check(final Doors doors, final CharSequence identifier, final Action action, final ActionRule rule,
+    static long off(final Doors doors, final CharSequence identifier, final Action action, final ActionRule rule,
         final long cost, final HeldQuota held)
     {
+        SlotResolver.requireIdentifier(identifier);
         if (!doors.clustered(action))
         {
-            return CheckResult.ADMITTED; // not counted: an action switched off must cost next to nothing
+            return CheckResult.ADMITTED; // not counted, not even hashed: an action switched off must cost nothing
         }
         doors.cluster.nodeOff(doors.table().file(), action);
         final int hash = held != null ? held.hash : QuotaCache.hash(identifier);

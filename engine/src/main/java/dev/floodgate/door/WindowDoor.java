@@ -61,10 +61,7 @@ final class WindowDoor
             final int verdict = Doors.verdict(cursor.regime().limit(), cost);
             if (verdict == Doors.OFF && doors.policyRegion.generationAcquire() == policy.generation())
             {
-                SlotResolver.requireIdentifier(identifier);
-                // switched off: not counted, not even hashed, it must cost nothing; but for this JVM's cluster quota
-                return doors.cluster == null ? CheckResult.ADMITTED :
-                    ClusterOnly.check(doors, identifier, action, rule, cost, held);
+                return ClusterOnly.off(doors, identifier, action, rule, cost, held); // as the bucket door's
             }
             final int hash = held != null ? held.hash : QuotaCache.hash(identifier);
             if (verdict != Doors.CLAIM || doors.overCluster(action, cost))
