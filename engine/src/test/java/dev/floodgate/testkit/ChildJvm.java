@@ -24,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * with every process it started (a wrapper's JVM, a CLI's workers): a hung child fails its test instead of hanging
  * the build. Children still running when this JVM exits (Surefire ending a fork that outlived its timeout) are
  * killed by a shutdown hook, and each child runs under {@link ChildMain}, which ends it when this JVM is gone without
- * its hooks (SIGKILL), so none is left polling for a go file nobody will create.
+ * its hooks (SIGKILL), so none is left polling for a go file nobody will create. A child on this JVM's class path
+ * starts on {@link ChildClassData}'s jars and class data archive when there is one (half its start-up CPU); one on a
+ * class path or flags of a test's own starts exactly on those.
  */
 public final class ChildJvm implements AutoCloseable
 {
@@ -69,8 +71,9 @@ public final class ChildJvm implements AutoCloseable
     public static ChildJvm startWrapped(final List<String> wrapper, final Class<?> mainClass, final String... args)
     {
         final List<String> command = new ArrayList<>(wrapper);
-        command.addAll(JvmFlags.javaCommand(ChildMain.class.getName(), System.getProperty("java.class.path"),
-            List.of("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto", ChildMain.starterFlag()),
+        final ChildClassData classes = ChildClassData.current();
+        command.addAll(JvmFlags.javaCommand(ChildMain.class.getName(), classes.classPath(),
+            classes.withFlags("-Xmx192m", "-XX:+UseSerialGC", "-Xshare:auto", ChildMain.starterFlag()),
             mainAndArgs(mainClass, args)));
         try
         {
@@ -142,9 +145,9 @@ public final class ChildJvm implements AutoCloseable
     {
         final Path out = Files.createTempFile(dir, "child-", ".out");
         final Path err = Files.createTempFile(dir, "child-", ".err");
+        final ChildClassData classes = ChildClassData.current();
         final Process process = new ProcessBuilder(JvmFlags.javaCommand(ChildMain.class.getName(),
-            System.getProperty("java.class.path"), List.of("-Xmx256m", ChildMain.starterFlag()),
-            mainAndArgs(mainClass, args)))
+            classes.classPath(), classes.withFlags("-Xmx256m", ChildMain.starterFlag()), mainAndArgs(mainClass, args)))
             .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         try
         {
