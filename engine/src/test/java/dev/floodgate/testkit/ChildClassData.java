@@ -91,15 +91,14 @@ public final class ChildClassData
         {
             return build(Path.of(dir), plain);
         }
-        catch (final IOException | RuntimeException | AssertionError ex)
+        catch (final IOException | InterruptedException | RuntimeException | AssertionError ex)
         {
+            if (ex instanceof InterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
             System.err.println("child JVMs start without a class data archive (" + DIR_PROPERTY + "=" + dir + "): " +
                 ex);
-            return new ChildClassData(plain, List.of());
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
             return new ChildClassData(plain, List.of());
         }
     }
