@@ -84,11 +84,13 @@ final class ChargeSettlement
             {
                 continue;
             }
-            final long result = doors.cluster.admit(doors, c.identifier(), QuotaCache.hash(c.identifier()),
+            final long result = doors.cluster.admitInCharge(doors, c.identifier(), QuotaCache.hash(c.identifier()),
                 c.action(), c.cost(), charging.slots[i]);
-            if (result == CheckResult.ADMITTED)
+            if (result == CheckResult.ADMITTED || result == ClusterGate.ADMITTED_UNSPENT)
             {
-                charging.clustered[i] = true;
+                // only a spend goes back when a later quota refuses (found by review: a fallback's admission, which
+                // spent nothing, was given back too, and put its cost in the balance; ChargeFallbackGiveBackTest)
+                charging.clustered[i] = result == CheckResult.ADMITTED;
                 continue;
             }
             charging.results[i] = result; // a shadow quota's refusal is counted as shadowed, and admitted

@@ -30,6 +30,11 @@ import java.util.function.LongPredicate;
 public final class ClusterGate implements AutoCloseable
 {
     static final int KIND = Entry.KIND_LEASE << 8;
+    /**
+     * {@link #admitInCharge}: admitted without a token from the lease (the action's fallback {@code local} while Redis
+     * is unavailable, or the unreachable rule's answer), so a give-back would add tokens no lease brought.
+     */
+    static final long ADMITTED_UNSPENT = -1;
     private static final System.Logger LOG = System.getLogger("dev.floodgate");
 
     private final LeaseSource source;
@@ -175,6 +180,20 @@ public final class ClusterGate implements AutoCloseable
             }
         }
         return leaseWait.admitCold(doors, identifier, hash, action, cost, node);
+    }
+
+    /**
+     * {@link #admit} for a quota of a charge ({@link ChargeSettlement}), which gives back what the cluster spent for it
+     * when a later quota refuses the whole: an admission that spent nothing is told apart, as there is nothing to give
+     * back for it. Not a warm path: it goes through {@link LeaseWait#admitCold}, which spends a linked lease too.
+     *
+     * @return {@link CheckResult#ADMITTED} when spent from the lease; {@link #ADMITTED_UNSPENT}; or a retry-after in
+     * ms.
+     */
+    long admitInCharge(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final long cost, final QuotaSlot node)
+    {
+        return leaseWait.admitCold(doors, identifier, hash, action, cost, node, true);
     }
 
     /**

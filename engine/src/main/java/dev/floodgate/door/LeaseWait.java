@@ -82,6 +82,17 @@ final class LeaseWait
     long admitCold(final Doors doors, final CharSequence identifier, final int hash, final Action action,
         final long cost, final QuotaSlot node)
     {
+        return admitCold(doors, identifier, hash, action, cost, node, false);
+    }
+
+    /**
+     * As {@link #admitCold(Doors, CharSequence, int, Action, long, QuotaSlot)}; with {@code tellUnspent}, an
+     * admission that spent nothing from the lease (the fallback's {@code local}, the unreachable rule's) answers
+     * {@link ClusterGate#ADMITTED_UNSPENT} ({@link ClusterGate#admitInCharge}).
+     */
+    long admitCold(final Doors doors, final CharSequence identifier, final int hash, final Action action,
+        final long cost, final QuotaSlot node, final boolean tellUnspent)
+    {
         if (cost > limits[action.ordinal()])
         {
             return CheckResult.NEVER; // admit's precondition, which the doors keep: tested here, where it costs nothing
@@ -96,7 +107,8 @@ final class LeaseWait
         {
             if (slot == null)
             {
-                return doors.unavailableResult(action); // the table could not give the lease entry in time
+                // the table could not give the lease entry in time
+                return unspent(doors.unavailableResult(action), tellUnspent);
             }
             final long left = LeaseBalance.spend(slot, cost, leaseSize[action.ordinal()]);
             if (left >= 0)
@@ -106,7 +118,7 @@ final class LeaseWait
             }
             if (left == LeaseBalance.SHORT)
             {
-                final long answer = whenShort(slot, identifier, action, cost);
+                final long answer = whenShort(slot, identifier, action, cost, tellUnspent);
                 if (answer != RESOLVE)
                 {
                     return answer;
@@ -114,7 +126,12 @@ final class LeaseWait
             }
             slot = link(node, doors.resolve(identifier, hash, kindAction, action, null, Doors.ANY_VERSION));
         }
-        return doors.unavailableResult(action);
+        return unspent(doors.unavailableResult(action), tellUnspent);
+    }
+
+    private static long unspent(final long result, final boolean tellUnspent)
+    {
+        return tellUnspent && result == CheckResult.ADMITTED ? ClusterGate.ADMITTED_UNSPENT : result;
     }
 
     private static QuotaSlot link(final QuotaSlot node, final QuotaSlot lease)
@@ -130,13 +147,14 @@ final class LeaseWait
      * The balance cannot cover the cost: wait for a lease ({@link #ASK_ROUNDS} at most), at most
      * {@link #CHECK_WAIT_NANOS} in all; spend once more.
      */
-    private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost)
+    private long whenShort(final QuotaSlot slot, final CharSequence identifier, final Action action, final long cost,
+        final boolean tellUnspent)
     {
         final int a = action.ordinal();
         final long now = ticker.nanos();
         if (fetcher.isDown(a, now))
         {
-            return fallback(action);
+            return unspent(fallback(action), tellUnspent);
         }
         final Entry entry = slot.entry;
         final long emptyMs = LeaseRefill.emptyForMs(entry, now / 1_000_000L);
@@ -191,7 +209,7 @@ final class LeaseWait
         // Redis said nothing within the check's bound (unavailable, or slower than 50 ms): no lease to spend
         if (fetcher.isDown(a, later) || LeaseWords.refillVolatile(entry) != 0)
         {
-            return fallback(action);
+            return unspent(fallback(action), tellUnspent);
         }
         return refused(a, retryAfterMs); // the lease came and other checks spent it first
     }
