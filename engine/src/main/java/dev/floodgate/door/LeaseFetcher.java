@@ -195,20 +195,17 @@ final class LeaseFetcher
     }
 
     /**
-     * The retry-after of a check refused while its lease is marked drained: the mark ends when the cluster's bucket
-     * holds half a lease again ({@link #commit}); a check that needs more is told when the bucket holds its need,
-     * counted the same way from the same moment (it was told the mark's wait at each retry: 900 of 1,000 a minute
-     * about 3 s, for a minute). @param emptyMs the mark's ms left. @param need the tokens beyond the node's balance.
+     * The retry-after of a check refused while its lease is marked drained, {@code emptyMs} being the mark's ms left:
+     * the mark ends when the cluster's bucket holds half a lease again ({@link #commit}); a check whose {@code need}
+     * (the tokens beyond the node's balance) is more is told when the bucket holds it, counted the same way from the
+     * same moment (it was told the mark's wait at each retry: 900 of 1,000 a minute about 3 s, for a minute).
      */
     long drainedWaitMs(final int action, final long emptyMs, final long need)
     {
         final long half = (leaseSize[action] + 1) / 2;
-        if (need <= half)
-        {
-            return emptyMs;
-        }
         final double perToken = msPerToken[action];
-        return emptyMs + (long)Math.ceil((need - 1) * perToken) - (long)Math.ceil((half - 1) * perToken);
+        return need <= half ? emptyMs :
+            emptyMs + (long)Math.ceil((need - 1) * perToken) - (long)Math.ceil((half - 1) * perToken);
     }
 
     /**
@@ -300,5 +297,4 @@ final class LeaseFetcher
             }
         }
     }
-
 }
