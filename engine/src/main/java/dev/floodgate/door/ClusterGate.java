@@ -117,7 +117,7 @@ public final class ClusterGate implements AutoCloseable
     }
 
     /**
-     * Says, once per action in this process (a check of an action off must stay cheap, and a log line per check
+     * Says, once per action in this instance (a check of an action off must stay cheap, and a log line per check
      * would flood), that the node's policy switched off the quota of an action this JVM's configuration gives a
      * cluster quota, which stays in force ({@link ClusterOnly}).
      *
