@@ -4,7 +4,6 @@ import dev.floodgate.Action;
 import dev.floodgate.ClusterStats;
 import dev.floodgate.FloodgatePolicy;
 import dev.floodgate.Stats;
-import dev.floodgate.store.ClusterCounterRegion;
 import dev.floodgate.store.CounterRegion;
 import dev.floodgate.store.FileHeader;
 import dev.floodgate.store.GuardRegion;
@@ -16,7 +15,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -133,7 +131,7 @@ public final class FloodgateReader implements AutoCloseable
      */
     public ClusterStats.Node cluster(final EntryCounts counts)
     {
-        return mapping.damagedIfFaults(() -> readCluster(counts.leases(), counts.leaseBalance()));
+        return mapping.damagedIfFaults(() -> CounterReads.cluster(header, counts.leases(), counts.leaseBalance()));
     }
 
     private ClusterStats.Node readCluster(final List<TableEntry> entries)
@@ -148,76 +146,13 @@ public final class FloodgateReader implements AutoCloseable
                 unused += entry.leaseBalance();
             }
         }
-        return readCluster(held, unused);
-    }
-
-    private ClusterStats.Node readCluster(final long held, final long unused)
-    {
-        final ClusterCounterRegion c = new ClusterCounterRegion(header);
-        return new ClusterStats.Node(held, unused, c.totalVolatile(ClusterCounterRegion.ROUND_TRIPS),
-            c.totalVolatile(ClusterCounterRegion.TOKENS_LEASED), c.totalVolatile(ClusterCounterRegion.TOKENS_REFUNDED),
-            c.totalVolatile(ClusterCounterRegion.UNAVAILABLE), c.totalVolatile(ClusterCounterRegion.REFUSED),
-            c.totalVolatile(ClusterCounterRegion.FALLBACKS_REFUSED),
-            c.totalVolatile(ClusterCounterRegion.FALLBACKS_LOCAL));
+        return CounterReads.cluster(header, held, unused);
     }
 
     /** @return the table-wide counters and the table guard's record. */
     public TableCounters counters()
     {
-        return mapping.damagedIfFaults(this::readCounters);
-    }
-
-    private TableCounters readCounters()
-    {
-        final Map<Action, Long> tableFull = new EnumMap<>(Action.class);
-        final Map<Action, Long> degraded = new EnumMap<>(Action.class);
-        for (final Action action : Action.values())
-        {
-            tableFull.put(action, header.counterVolatile(FileHeader.tableFullOffset(action)));
-            degraded.put(action, header.counterVolatile(FileHeader.degradedOffset(action)));
-        }
-        return new TableCounters(segmentEntries(),
-            header.counterVolatile(FileHeader.JANITOR_RUNS_OFFSET), header.counterVolatile(FileHeader.REAPED_OFFSET),
-            header.counterVolatile(FileHeader.TOMBSTONED_OFFSET), header.counterVolatile(FileHeader.REVIVED_OFFSET),
-            Collections.unmodifiableMap(tableFull), Collections.unmodifiableMap(degraded),
-            heldSegmentGuards(), guard.getLongVolatile(GuardRegion.REPAIRS_OFFSET),
-            guard.getLongVolatile(GuardRegion.TIMEOUTS_OFFSET), guard.getLongVolatile(GuardRegion.LAST_DEAD_OFFSET),
-            guard.getLongVolatile(GuardRegion.TIER_REPAIRS_OFFSET),
-            guard.getLongVolatile(GuardRegion.TIER_DIVERGENCES_OFFSET),
-            header.counterVolatile(FileHeader.ENTRY_COUNT_OFFSET),
-            header.counterVolatile(FileHeader.ENTRY_REPAIRS_GIVEN_UP_OFFSET));
-    }
-
-    /**
-     * The segments' entry counts summed, beside the file's count (both in {@link TableCounters}): a process killed
-     * between a segment's count and the file's leaves the file's off until a writer's janitor repairs it, and this
-     * reader repairs nothing, so it shows both and their difference.
-     *
-     * @return entries the segments count, each segment's read atomically (not a snapshot across segments).
-     */
-    private long segmentEntries()
-    {
-        long entries = 0;
-        for (int segment = 0; segment < layout.segments; segment++)
-        {
-            final UnsafeBuffer header = mapping.view(layout.segmentHeadersOffset +
-                (long)segment * layout.segmentHeaderSize, GuardRegion.SEGMENT_ENTRIES_OFFSET + 8, "a segment header");
-            entries += header.getLongVolatile(GuardRegion.SEGMENT_ENTRIES_OFFSET);
-        }
-        return entries;
-    }
-
-    /** @return segment guards held at this moment (by any process): a table operation in progress, or stopped. */
-    private int heldSegmentGuards()
-    {
-        int held = 0;
-        for (int segment = 0; segment < layout.segments; segment++)
-        {
-            final UnsafeBuffer header = mapping.view(layout.segmentHeadersOffset +
-                (long)segment * layout.segmentHeaderSize, GuardRegion.SEGMENT_GUARD_OFFSET + 8, "a segment header");
-            held += header.getLongVolatile(GuardRegion.SEGMENT_GUARD_OFFSET) != 0 ? 1 : 0;
-        }
-        return held;
+        return mapping.damagedIfFaults(() -> CounterReads.counters(mapping, layout, header, guard));
     }
 
     /** @return processes that have the file open now. */
