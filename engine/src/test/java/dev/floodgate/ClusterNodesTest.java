@@ -92,7 +92,10 @@ class ClusterNodesTest
                 "cluster's bound over " + (endMs - startMs) + " ms of server time is " + bound + ": " + results);
             assertTrue(admitted <= bound, "admitted " + admitted + " over the cluster's " + bound + ": " + results);
             assertTrue(admitted >= LIMIT, "the premise, the cluster quota was spent: " + results);
-            assertTrue(checks > 5 * admitted, "the premise, the JVMs asked for more: " + results);
+            // refused by the quota itself, not only for want of a lease: on a host loaded enough to starve Redis's
+            // client (load 23 on 2 cores) the JVMs made 1,448 checks for 876 admitted, 314 of them waits for a lease
+            final long unavailable = results.stream().mapToLong(result -> Worker.field(result, "retry100")).sum();
+            assertTrue(checks > admitted + unavailable, "the premise, the JVMs asked for more: " + results);
             for (final String result : results)
             {
                 assertTrue(Worker.field(result, "admitted") > 0, "every JVM got a share: " + results);
