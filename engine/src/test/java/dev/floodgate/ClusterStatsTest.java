@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -64,6 +65,8 @@ class ClusterStatsTest
                 assertEquals(5, node.leasesHeld(), node.toString());
                 assertEquals(7 + 8 + 9 + 9, node.tokensUnused(), node.toString());
                 assertEquals(balances(config.file()), node.tokensUnused(), "the sum of the lease entries' balances");
+                assertEquals(Map.of(Action.AUTH, 1L, Action.DASHBOARD_AUTH, 0L, Action.DASHBOARD_API, 1L,
+                    Action.PUBLISH, 3L, Action.SUBSCRIBE, 0L), leases(config.file()), "the lease entries per action");
                 assertEquals(process.roundTrips(), node.roundTrips(), "the file's round trips are the client's");
                 assertEquals(redis.scriptCalls(), node.roundTrips(), "and the server's");
                 assertEquals(10 * 4 + 2, node.tokensLeased(), node.toString());
@@ -132,6 +135,7 @@ class ClusterStatsTest
             assertEquals(ClusterStats.Connection.NONE, gate.stats().clusterConnection());
             assertEquals(ClusterStats.Connection.NONE, gate.processCluster().connection());
             assertEquals(null, registry.find("floodgate.cluster.connected").gauge(), "no cluster meters");
+            assertTrue(leases(config.file()).values().stream().allMatch(count -> count == 0), "no lease entries");
         }
     }
 
@@ -147,6 +151,15 @@ class ClusterStatsTest
             {
                 assertEquals(Floodgate.ADMITTED, gate.checkLimit("user-" + i, Action.PUBLISH));
             }
+        }
+    }
+
+    /** @return the live lease entries per action, as the read-only reader counts them. */
+    private static Map<Action, Long> leases(final Path file)
+    {
+        try (FloodgateReader reader = FloodgateReader.open(file))
+        {
+            return reader.countLeases();
         }
     }
 

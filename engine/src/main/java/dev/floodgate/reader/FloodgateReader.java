@@ -204,6 +204,26 @@ public final class FloodgateReader implements AutoCloseable
      */
     public EntryCounts countEntries()
     {
+        return tally().counts();
+    }
+
+    /**
+     * Counts the live lease entries of each action, walking the file once as {@link #countEntries} does, none copied.
+     * A lease entry holds the node's balance of one (identifier, action)'s cluster quota, made by a JVM of the node
+     * configured with a cluster quota for that action (and dropped by the janitor a day after its last refill), so
+     * it says that such a JVM has run on this node; whether the JVMs attached now still have that configuration,
+     * which is theirs and not the file's, the file cannot say. What {@code floodgate policy set} reads to tell the
+     * operator that switching an action's node quota off leaves its cluster quota in force.
+     *
+     * @return per action, every action present, the live lease entries (0: none).
+     */
+    public Map<Action, Long> countLeases()
+    {
+        return tally().leasesByAction();
+    }
+
+    private EntryTally tally()
+    {
         final TableScan scan = new TableScan(mapping, layout);
         final EntryTally tally = new EntryTally(scan, shards);
         mapping.damagedIfFaults(() ->
@@ -212,11 +232,12 @@ public final class FloodgateReader implements AutoCloseable
             return null;
         });
         unreadable = scan.skipped();
-        return tally.counts();
+        return tally;
     }
 
     /**
-     * @return entries (or chained tiers) the last {@link #entries} or {@link #countEntries} walk skipped: torn by a
+     * @return entries (or chained tiers) the last {@link #entries}, {@link #countEntries} or {@link #countLeases} walk
+     * skipped: torn by a
      * writer, or damaged.
      */
     public long unreadableEntries()
