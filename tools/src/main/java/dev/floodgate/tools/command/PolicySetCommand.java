@@ -24,12 +24,15 @@ import java.util.concurrent.Callable;
  * {@code floodgate policy set publish.limit=1000 publish.window_ms=1000}: publishes the file's policy with the
  * keys the user named changed, validated as the configuration is; every JVM enforces it from its next check.
  * Everything else comes from the file, never from this JVM's defaults, and a change to nothing publishes
- * nothing.
+ * nothing. An action it leaves off whose cluster quota the table shows in force gets a note on standard error
+ * ({@link ClusterQuotaNote}).
  */
 @Command(name = "set", mixinStandardHelpOptions = true,
     description = {"Publishes a changed policy: bucket changes apply at once (tokens already spent stay " +
         "spent), window changes from the next window.", "Keys: limit, window_ms, mode (enforce|shadow). " +
-        "Example: policy set publish.limit=1000 publish.window_ms=1000"})
+        "Example: policy set publish.limit=1000 publish.window_ms=1000", "A limit of 0 switches the node's " +
+        "quota off, not a cluster quota a broker is configured with: when the table holds that action's cluster " +
+        "leases, a note on standard error says so and names the broker key that lifts it (exit code unchanged)."})
 public final class PolicySetCommand implements Callable<Integer>
 {
     @Spec
@@ -50,6 +53,7 @@ public final class PolicySetCommand implements Callable<Integer>
         refuseBadAssignments(file);
         WriteAccess.require(file, "the policy was not changed");
         final PrintWriter out = spec.commandLine().getOut();
+        final FloodgatePolicy inForce;
         try (Floodgate gate = Floodgate.openAdopting(FloodgateConfig.builder().file(file).preTouch(false).build()))
         {
             final FloodgatePolicy before = gate.policy();
@@ -66,6 +70,7 @@ public final class PolicySetCommand implements Callable<Integer>
             {
                 out.println("policy unchanged: nothing published, still generation " + before.generation());
                 out.print(before.describe());
+                inForce = before;
             }
             else
             {
@@ -73,6 +78,7 @@ public final class PolicySetCommand implements Callable<Integer>
                 out.println("published generation " + after.generation() + ": " +
                     String.join(", ", before.differences(after)));
                 out.print(after.describe());
+                inForce = after;
             }
         }
         catch (final FloodgateFileException ex)
@@ -80,6 +86,8 @@ public final class PolicySetCommand implements Callable<Integer>
             throw WriteAccess.openProblem(file, ex, "the policy was not changed");
         }
         out.flush();
+        ClusterQuotaNote.print(file, ClusterQuotaNote.offByName(inForce, assignments), spec.commandLine().getErr(),
+            spec.qualifiedName());
         return ExitCode.OK;
     }
 
