@@ -75,17 +75,9 @@ final class LeaseRefill
             return 0;
         }
         final long nowMs = nowNanos / 1_000_000L;
-        if (word != 0)
+        if (word != 0 && heldNow(word, nowMs, takeoverNanos, holders))
         {
-            final long masked = nowMs - sinceMs(word) & MS_MASK;
-            // a word claimed after this caller read its clock is younger than its reading: age 0, not 2^40 ms
-            // (found by review: the live fetch was taken over at once, and the two answers could lose a grant)
-            final long ageMs = masked > MS_MASK >>> 1 ? 0 : masked;
-            if (ageMs < takeoverNanos / 1_000_000L &&
-                (ageMs < PROBE_AFTER_MS || holders.alive().test(holderOf(word))))
-            {
-                return 0;
-            }
+            return 0;
         }
         final long claim = (nowMs & MS_MASK) << HOLDER_BITS | holders.self();
         final long nonZero = claim == 0 ? 1 : claim;
@@ -94,6 +86,23 @@ final class LeaseRefill
         // the entry was reaped and reused took the new key's live refill word)
         return nonZero != word && entry.isCurrentAcquire(generation) && LeaseWords.casRefill(entry, word, nonZero) ?
             nonZero : 0;
+    }
+
+    /**
+     * @param word     a refill word other than 0.
+     * @param nowMs    monotonic ms, the same clock every JVM of the host reads.
+     * @param holders  who is alive: asked only about a word at least a check's wait old (a system call).
+     * @return whether a claim now would leave the word to its holder ({@link #claimRefill}): it is younger than the
+     * takeover bound, and younger than a check's wait or its holder alive. A round trip in flight, as far as the node
+     * can tell without asking the server.
+     */
+    static boolean heldNow(final long word, final long nowMs, final long takeoverNanos, final RefillHolders holders)
+    {
+        final long masked = nowMs - sinceMs(word) & MS_MASK;
+        // a word claimed after this caller read its clock is younger than its reading: age 0, not 2^40 ms
+        // (found by review: the live fetch was taken over at once, and the two answers could lose a grant)
+        final long ageMs = masked > MS_MASK >>> 1 ? 0 : masked;
+        return ageMs < takeoverNanos / 1_000_000L && (ageMs < PROBE_AFTER_MS || holders.alive().test(holderOf(word)));
     }
 
     /** Clears the refill word if it still holds {@code claim}: a fetcher taken over from clears nothing. */
