@@ -202,7 +202,8 @@ class ClusterNodeOffTest
     /**
      * @return {@code first}, or if it is the fallback's refusal, the first later answer of {@code check} that is
      * not, within 30 s: a refusal for want of a lease (its answer slower than a check's 50 ms wait, on a loaded host)
-     * precedes the drained mark that answer sets, and a probe before the mark says the cluster's limit, no wait.
+     * precedes the drained mark that answer sets (a probe then says the fallback's wait, not the mark's; it said the
+     * cluster's limit and no wait until the probe learned of the lease on the wire: ProbeLeaseStatesTest).
      */
     private static long pastTheFallback(final long first, final LongSupplier check) throws InterruptedException
     {

@@ -135,10 +135,10 @@ public final class ClusterGate implements AutoCloseable
         }
     }
 
-    /** @return what a probe of {@code action} answers without a lease: {@link LeaseWait#refusalWithoutLeaseMs}. */
-    long refusalWithoutLeaseMs(final Action action)
+    /** @return what a probe says a check of cost 1 its balance cannot cover answers: {@link LeaseWait#probeShort}. */
+    long probeShort(final Action action, final Entry entry, final long nowNanos)
     {
-        return leaseWait.refusalWithoutLeaseMs(action);
+        return leaseWait.probeShort(action, entry, nowNanos);
     }
 
     /** @return what gives the node's unspent tokens back, idle and at close. */

@@ -75,6 +75,17 @@ final class LeaseFetcher
     }
 
     /**
+     * @return whether a round trip of the node for {@code entry} (a lease, or a give-back's refund) is in flight now
+     * and a check would wait for it rather than take its refill word over ({@link LeaseRefill#heldNow}); may ask the
+     * kernel whether its holder lives. A probe's question, never a check's.
+     */
+    boolean roundTripInFlight(final Entry entry, final long nowNanos)
+    {
+        final long word = LeaseWords.refillVolatile(entry);
+        return word != 0 && LeaseRefill.heldNow(word, nowNanos / 1_000_000L, takeoverNanos, holders);
+    }
+
+    /**
      * Starts one asynchronous lease when the balance left is under the slot's refill threshold (half a lease, or
      * what the last refill measured: {@link #threshold}) and no fetch is in flight.
      *

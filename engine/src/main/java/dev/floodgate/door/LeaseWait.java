@@ -65,14 +65,33 @@ final class LeaseWait
     }
 
     /**
-     * A probe's view, without I/O, of what a check of {@code action} answers when its balance is short: the
-     * fallback's retry-after while this JVM met the source unavailable a moment ago or its connection is down and
-     * the fallback refuses; else 0 (a lease may come, or the fallback admits on the node's quota).
+     * A probe's view, without network I/O and without waiting, of what a check of cost 1 answers when its balance
+     * cannot cover it, in {@link #whenShort}'s order: while this JVM met the source unavailable a moment ago, the
+     * fallback; while the lease is marked drained, the mark's wait; while the connection is down, or a round trip of
+     * the node for the lease is in flight, the fallback, as a check whose wait ends without a lease answers (a probe
+     * gives the round trip no wait); else admitted, as a check would ask for a lease and the cluster, not known to be
+     * drained, is taken to grant it (what the node last heard of it).
+     *
+     * @param entry the lease entry, read as the probe found it; null when the node has none (a lease would be asked).
+     * @return {@link CheckResult#ADMITTED}, or the retry-after in ms.
      */
-    long refusalWithoutLeaseMs(final Action action)
+    long probeShort(final Action action, final Entry entry, final long nowNanos)
     {
         final int a = action.ordinal();
-        return !local[a] && (fetcher.isDown(a, ticker.nanos()) || !source.connected()) ? retryAfterMs : 0;
+        if (fetcher.isDown(a, nowNanos))
+        {
+            return local[a] ? CheckResult.ADMITTED : retryAfterMs;
+        }
+        final long emptyMs = entry == null ? 0 : LeaseRefill.emptyForMs(entry, nowNanos / 1_000_000L);
+        if (emptyMs > 0)
+        {
+            return emptyMs; // drainedWaitMs for a need of 1 token, which half a lease always covers
+        }
+        if (local[a] || source.connected() && (entry == null || !fetcher.roundTripInFlight(entry, nowNanos)))
+        {
+            return CheckResult.ADMITTED;
+        }
+        return retryAfterMs;
     }
 
     /**

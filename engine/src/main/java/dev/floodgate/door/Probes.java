@@ -5,7 +5,6 @@ import dev.floodgate.Probe;
 import dev.floodgate.TableBusyException;
 import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.LeaseWords;
 import dev.floodgate.store.Resolved;
 import dev.floodgate.store.ShardWords;
 
@@ -56,56 +55,20 @@ public final class Probes
     }
 
     /**
-     * @return the node's probe, narrowed by the cluster's lease when the action has a cluster quota; when the node's
-     * quota is off and the cluster's stays in force, the cluster's alone, as such a check is ({@link ClusterOnly}).
+     * @return the node's probe, narrowed by the cluster's part when the action has a cluster quota
+     * ({@link ClusterProbe}); when the node's quota is off and the cluster's stays in force, the cluster's alone, as
+     * such a check is ({@link ClusterOnly}).
      */
     private static Probe clustered(final Doors doors, final CharSequence identifier, final Action action,
         final Probe node)
     {
         if (ClusterOnly.offUnderCluster(doors, action, node))
         {
-            return cluster(doors, identifier, action, ClusterOnly.node(doors, action));
+            return ClusterProbe.narrow(doors, identifier, action, ClusterOnly.node(doors, action));
         }
-        return doors.clustered(action) && node.limit() != 0 ? cluster(doors, identifier, action, node) : node;
+        return doors.clustered(action) && node.limit() != 0 ? ClusterProbe.narrow(doors, identifier, action, node) :
+            node;
     }
-
-    /**
-     * A probe's cluster part, without network I/O: the cluster as the node last heard it. While the node's lease
-     * is marked drained, what checks could take now is at most its balance, and a check of cost 1 that balance
-     * cannot cover waits until the mark ends; so while Redis is unavailable to this JVM and the action's fallback
-     * refuses (a probe said the node's tokens while every check was refused, found by review), waiting the
-     * fallback's retry-after; otherwise the node's answer stands.
-     */
-    private static Probe cluster(final Doors doors, final CharSequence identifier, final Action action,
-        final Probe node)
-    {
-        final Resolved found;
-        try
-        {
-            found = doors.table().lookup().peek(Entry.KIND_LEASE, action, identifier);
-        }
-        catch (final TableBusyException ex)
-        {
-            return node;
-        }
-        final long downMs = doors.cluster.refusalWithoutLeaseMs(action);
-        if (found == null)
-        {
-            return downMs == 0 ? node : new Probe(node.limit(), 0, Math.max(node.retryAfterMs(), downMs),
-                node.resetMs()); // a cold key's check would wait for a lease, then answer the fallback
-        }
-        final Entry entry = found.entry();
-        final long balance = LeaseWords.balanceVolatile(entry);
-        final long emptyMs = LeaseRefill.emptyForMs(entry, doors.ticker.nanos() / 1_000_000L);
-        if (emptyMs == 0 && downMs == 0 || !entry.isCurrentAcquire(found.generation()))
-        {
-            return node;
-        }
-        final long remaining = Math.min(node.remaining(), balance);
-        return new Probe(node.limit(), remaining, remaining >= 1 ? node.retryAfterMs() :
-            Math.max(node.retryAfterMs(), Math.max(emptyMs, downMs)), node.resetMs());
-    }
-
 
     private static Probe nodeBucket(final Doors doors, final CharSequence identifier, final Action action)
     {
