@@ -102,7 +102,10 @@ public final class Janitor
         final List<byte[]> expired = new ArrayList<>();
         final List<byte[]> idle = new ArrayList<>();
         final List<Orphan> orphanCandidates = new ArrayList<>();
-        table.scans().forEachEntryInPlace((key, value) ->
+        // visits copies with no guard held, so a segment's cold checks go on while its entries are judged; every
+        // decision made from a copy is made again below, under the entry's lock (the orphan's fingerprint is a
+        // verified copy of the counter's, taken before its orphan test as before)
+        table.scans().forEachEntryUnguarded((key, value) ->
         {
             if (value.isTombstonedVolatile())
             {

@@ -49,7 +49,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class EntryFinder
 {
-    private static final int MAX_STOP_BIT_BYTES = 5;
+    static final int MAX_STOP_BIT_BYTES = 5;
     private static final int VALUE_ALIGNMENT = 64;
 
     private final VanillaChronicleHash<?, ?, ?, ?> map;
@@ -165,7 +165,7 @@ final class EntryFinder
     }
 
     /** @return the stop-bit encoded size at {@code offset}, or -1 when it does not end within its bytes. */
-    private static long stopBitSize(final UnsafeBuffer buffer, final int offset)
+    static long stopBitSize(final UnsafeBuffer buffer, final int offset)
     {
         long size = 0;
         for (int i = 0; i < MAX_STOP_BIT_BYTES; i++)
@@ -180,7 +180,7 @@ final class EntryFinder
         return -1;
     }
 
-    private static int stopBitBytes(final long size)
+    static int stopBitBytes(final long size)
     {
         int bytes = 1;
         for (long rest = size >>> 7; rest != 0; rest >>>= 7)

@@ -138,8 +138,8 @@ class ReapGraceRecheckTest
             {
                 check.start();
                 await(checkPaused);
-                // another JVM's janitor: the revived bucket is full, so idle; it tombstones it afresh (its scan
-                // skips the holder's segment, which janitor A holds, after 50 ms)
+                // another JVM's janitor: the revived bucket is full, so idle; it tombstones it afresh (janitor A
+                // judges the holder's window from a copy, holding no guard)
                 final Thread other = new Thread(() -> tombstonedByB[0] = janitorB.runPass().tombstoned());
                 other.start();
                 join(other);
