@@ -27,7 +27,8 @@ final class SegmentCounts
      * segment holds and what its count says (a process killed between an insert or a removal and its counts left
      * them off), so counts moved by other segments meanwhile are never overwritten. Call under the segment's guard.
      *
-     * @return false when a chained tier's counter diverged: the segment is not to be walked (nor recounted).
+     * @return false when a chained tier's counter diverged: the segment is not recounted, and only its tiers after the
+     * diverged one are walked.
      */
     boolean censusAndRecount(final SegmentWalk walk, final int segment)
     {
@@ -50,9 +51,9 @@ final class SegmentCounts
      * counter is bumped before an insert's slot is written, and dropped after a removal's slot is cleared); the
      * census finds it as Chronicle's iteration did ("Size diverged"). The segment guard is ours, so nobody else is
      * inside Chronicle on this segment: a single-tier segment's counter (in the segment header, within reach) is set
-     * to what the hash lookup holds. With chained tiers the counter is left: scans skip that segment (its entries
-     * stay correct for checks; the janitor and tools miss them until the file is recovered offline), and the event is
-     * counted, never thrown. Call under the segment's guard.
+     * to what the hash lookup holds. With chained tiers the counter is left: scans skip the rest of that segment (its
+     * tiers up to the diverged one, whose entries stay correct for checks; the janitor and tools miss them until the
+     * file is recovered offline), and the event is counted, never thrown. Call under the segment's guard.
      *
      * @return true when every tier's counter matches its hash lookup (now).
      */
@@ -69,8 +70,8 @@ final class SegmentCounts
             case DIVERGED:
                 region.countTierDivergence();
                 LOG.log(System.Logger.Level.WARNING, "{0}: segment {1}''s entry count diverged in a chained tier (a " +
-                    "process died inside an insert); scans skip that segment until the file is recovered offline",
-                    file, segment);
+                    "process died inside an insert); scans skip the rest of that segment until the file is recovered " +
+                    "offline", file, segment);
                 return false;
             default:
                 return true;

@@ -22,9 +22,9 @@ import java.lang.invoke.VarHandle;
  * <p>The census ({@link #census}) does what Chronicle's own iteration ({@code HashSegmentIteration}) checks at the end
  * of each tier: a tier whose counter says more entries than its hash lookup holds has diverged (a process died inside
  * an insert or a removal, both of which move the counter on the side of "more"). It counts the quota entries (the
- * file's record, kind 0, is not one) for the scan's recount ({@link SegmentCounts}), and records the tiers' addresses, resolved
- * under the guard ({@code tierIndexToBaseAddr} maps a chained tier's bulk into this process on first use and is not
- * thread-safe, which the guard makes it: every such call of this process is made under a segment's guard).
+ * file's record, kind 0, is not one) for the scan's recount ({@link SegmentCounts}), and records the tiers' addresses,
+ * resolved under the guard as Chronicle's iteration resolved them ({@code tierIndexToBaseAddr} maps a chained tier's
+ * bulk into this process on first use), so the unguarded walk calls into Chronicle not at all.
  *
  * <p>The walk ({@link #visitCopies}) races inserts, removals and checks, as {@link EntryFinder} does, and hands the
  * visitor a copy only when the copy is known whole: the slot (volatile), then the value's generation (volatile), then
@@ -84,14 +84,15 @@ final class SegmentWalk
         EXACT,
         /** A single-tier segment's counter was ahead, and was set to what its hash lookup holds. */
         REPAIRED,
-        /** A chained segment's counter was ahead: beyond an online repair (its entries are not to be walked). */
+        /** A chained segment's counter was ahead: beyond an online repair (only the tiers after it are walked). */
         DIVERGED
     }
 
     /**
-     * Counts the segment's entries and records its tiers; call under the segment's guard. Sets the first tier's
-     * counter when it was ahead of its hash lookup and the segment has one tier (as Chronicle's iteration found it:
-     * {@link SegmentCounts} logs and counts), and leaves a chained one as it is.
+     * Counts the segment's entries and records its tiers for {@link #visitCopies}; call under the segment's guard. Sets
+     * the first tier's counter when it was ahead of its hash lookup and the segment has one tier (as Chronicle's
+     * iteration found it: {@link SegmentCounts} logs and counts), and leaves a chained one as it is, recording only
+     * the tiers after the last diverged one (those Chronicle's iteration, last tier first, visited before it threw).
      *
      * @param segment a segment whose guard this thread holds.
      * @return what it found; {@link #quotaEntries()} is meaningful unless {@link Census#DIVERGED}.
@@ -118,12 +119,18 @@ final class SegmentWalk
             {
                 if (chained)
                 {
-                    return Census.DIVERGED;
+                    // as Chronicle's iteration, which goes from the last tier back and stops at the first diverged
+                    // one it meets: only the tiers after the last diverged one are walked
+                    found = Census.DIVERGED;
+                    tierCount = 0;
                 }
-                repairedFrom = counter;
-                repairedTo = occupied;
-                h.entries(header, occupied);
-                found = Census.REPAIRED;
+                else
+                {
+                    repairedFrom = counter;
+                    repairedTo = occupied;
+                    h.entries(header, occupied);
+                    found = Census.REPAIRED;
+                }
             }
             if (next == 0)
             {
@@ -182,7 +189,7 @@ final class SegmentWalk
 
     /**
      * Visits a verified copy of each quota entry of the tiers the last {@link #census} recorded; call with no guard
-     * held, after a census of the same segment that did not find it {@link Census#DIVERGED}.
+     * held, after a census of the same segment.
      *
      * @param visitor receives each copy; the buffers are reused for the next entry.
      */
