@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * {@code guardedVisit} visits every entry under its segment's guard (the janitor's scan before), {@code copiedVisit}
  * holds the guard for the census only and visits copies ({@code TableScans.forEachEntryUnguarded}, the janitor's scan
  * now); both visitors make the janitor's idle test of a bucket. Compare {@code lookup} across the two groups (with
- * {@code -bm sample} for its tail); a lookup given up after 50 ms returns -1 and costs those 50 ms.
+ * {@code -bm sample} for its tail); a lookup given up after 50 ms returns -1 and costs those 50 ms. {@code jmh/run}
+ * runs it only when named; each group opens its own table, so run it at one group ({@code -t 1}, rounded up to 2).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
