@@ -21,10 +21,13 @@ import java.lang.invoke.VarHandle;
  *
  * <p>The census ({@link #census}) does what Chronicle's own iteration ({@code HashSegmentIteration}) checks at the end
  * of each tier: a tier whose counter says more entries than its hash lookup holds has diverged (a process died inside
- * an insert or a removal, both of which move the counter on the side of "more"). It counts the quota entries (the
- * file's record, kind 0, is not one) for the scan's recount ({@link SegmentCounts}), and records the tiers' addresses,
- * resolved under the guard as Chronicle's iteration resolved them ({@code tierIndexToBaseAddr} maps a chained tier's
- * bulk into this process on first use), so the unguarded walk calls into Chronicle not at all.
+ * an insert, which bumps the counter before it writes the slot). A counter behind its hash lookup (a process died
+ * inside a removal, which drops it before it clears the slot) is no divergence to Chronicle, whose iteration stops
+ * once it has visited as many entries as the counter says; the census counts every occupied slot, what a lookup can
+ * reach. It counts the quota entries (the file's record, kind 0, is not one) for the scan's recount
+ * ({@link SegmentCounts}), and records the tiers' addresses, resolved under the guard as Chronicle's iteration resolved
+ * them ({@code tierIndexToBaseAddr} maps a chained tier's bulk into this process on first use), so the unguarded walk
+ * calls into Chronicle not at all.
  *
  * <p>The walk ({@link #visitCopies}) races inserts, removals and checks, as {@link EntryFinder} does, and hands the
  * visitor a copy only when the copy is known whole: the slot (volatile), then the value's generation (volatile), then
