@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * Whole-table scans for writers (the janitor, resets, tools): one segment at a time, each under that segment's guard
@@ -80,7 +81,7 @@ public final class TableScans
         return scanAndRepair(() -> scanUnguarded(visitor));
     }
 
-    private int scanAndRepair(final java.util.function.IntSupplier scan)
+    private int scanAndRepair(final IntSupplier scan)
     {
         operations.enter();
         try
