@@ -1,11 +1,11 @@
 package dev.floodgate;
 
 import dev.floodgate.door.TokenBucket;
+import dev.floodgate.reader.BlockedCount;
+import dev.floodgate.reader.BlockedRanking;
 import dev.floodgate.reader.EntryCounts;
-import dev.floodgate.reader.EntryKind;
 import dev.floodgate.reader.FloodgateReader;
 import dev.floodgate.reader.TableCounters;
-import dev.floodgate.reader.TableEntry;
 import dev.floodgate.store.BucketWords;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.KeyHasher;
@@ -14,7 +14,6 @@ import dev.floodgate.store.ShardWords;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -116,25 +115,26 @@ final class TableAdmin
         return table.locked().readValue(Entry.KIND_BLOCKED, action, identifier, ShardWords::blockedCountVolatile, 0);
     }
 
-    /** See {@link Floodgate#topBlocked}. */
+    /**
+     * See {@link Floodgate#topBlocked}. One walk that copies only the {@code n} counters it keeps
+     * ({@link BlockedRanking}): a dashboard may call this as often as it scrapes.
+     */
     static List<BlockedEntry> topBlocked(final QuotaTable table, final Action action, final int n)
     {
-        final List<BlockedEntry> all = new ArrayList<>();
+        // a tombstoned count is listed while a revival would bring it back (the janitor keeps it for its grace); one
+        // a reset zeroed is not
+        final BlockedRanking ranking = BlockedRanking.withRevivable(action, n);
         try (FloodgateReader reader = reader(table))
         {
-            for (final TableEntry entry : reader.entries())
-            {
-                // a tombstoned count is listed while a revival would bring it back (the janitor keeps it for its
-                // grace); one a reset zeroed is not
-                if (entry.kind() == EntryKind.BLOCKED && entry.action() == action &&
-                    (!entry.tombstoned() || entry.blocked() != 0))
-                {
-                    all.add(new BlockedEntry(entry.label(), entry.blocked()));
-                }
-            }
+            reader.countEntriesByAction(ranking);
         }
-        all.sort(Comparator.comparingLong(BlockedEntry::count).reversed().thenComparing(BlockedEntry::identifier));
-        return List.copyOf(all.subList(0, Math.min(n, all.size())));
+        final List<BlockedCount> top = ranking.top();
+        final List<BlockedEntry> entries = new ArrayList<>(top.size());
+        for (final BlockedCount counter : top)
+        {
+            entries.add(new BlockedEntry(counter.label(), counter.blocked()));
+        }
+        return List.copyOf(entries);
     }
 
     /**

@@ -204,7 +204,21 @@ public final class FloodgateReader implements AutoCloseable
      */
     public EntryCounts countEntries()
     {
-        return tally().counts();
+        return tally(null).counts();
+    }
+
+    /**
+     * As {@link #countEntries}, by action, and ranking the blocked counters in the same walk: what {@code floodgate
+     * stats}, {@code top} and {@code watch} show, and {@code Floodgate.topBlocked}, with a copy of only the counters
+     * the ranking keeps ({@link BlockedRanking}), whatever the table holds.
+     *
+     * @param ranking offered every blocked counter the walk counts, each as {@link #entries} would list it; null to
+     *                rank none. Read it ({@link BlockedRanking#top}) after this returns.
+     * @return the counts of every action, each present.
+     */
+    public Map<Action, EntryCounts> countEntriesByAction(final BlockedRanking ranking)
+    {
+        return tally(ranking).countsByAction();
     }
 
     /**
@@ -219,13 +233,13 @@ public final class FloodgateReader implements AutoCloseable
      */
     public Map<Action, Long> countLeases()
     {
-        return tally().leasesByAction();
+        return tally(null).leasesByAction();
     }
 
-    private EntryTally tally()
+    private EntryTally tally(final BlockedRanking ranking)
     {
         final TableScan scan = new TableScan(mapping, layout);
-        final EntryTally tally = new EntryTally(scan, shards);
+        final EntryTally tally = new EntryTally(scan, shards, ranking);
         mapping.damagedIfFaults(() ->
         {
             scan.forEach(tally, tally);
@@ -236,9 +250,8 @@ public final class FloodgateReader implements AutoCloseable
     }
 
     /**
-     * @return entries (or chained tiers) the last {@link #entries}, {@link #countEntries} or {@link #countLeases} walk
-     * skipped: torn by a
-     * writer, or damaged.
+     * @return entries (or chained tiers) the last {@link #entries}, {@link #countEntries}, {@link #countLeases} or
+     * {@link #countEntriesByAction} walk skipped: torn by a writer, or damaged.
      */
     public long unreadableEntries()
     {

@@ -217,10 +217,28 @@ public final class Entry
     /** @return the label as text: bytes an attacker chose; tools escape it before printing. */
     public String label()
     {
-        final int length = Math.max(0, Math.min(LABEL_MAX_BYTES, value.getInt(LABEL_LENGTH_OFFSET)));
-        final byte[] bytes = new byte[length];
+        final byte[] bytes = new byte[labelLength()];
         value.getBytes(LABEL_OFFSET, bytes);
         return Wtf8.decode(bytes);
+    }
+
+    /**
+     * Copies the label's bytes, the ones {@link #label} decodes, without allocating: for a reader that compares
+     * labels of many entries and keeps few.
+     *
+     * @param into at least {@link EntryLayout#LABEL_MAX_BYTES} long.
+     * @return how many bytes were copied to its start.
+     */
+    public int labelBytes(final byte[] into)
+    {
+        final int length = labelLength();
+        value.getBytes(LABEL_OFFSET, into, 0, length);
+        return length;
+    }
+
+    private int labelLength()
+    {
+        return Math.max(0, Math.min(LABEL_MAX_BYTES, value.getInt(LABEL_LENGTH_OFFSET)));
     }
 
     // ---- touched ----

@@ -98,7 +98,8 @@ public final class EntryLayout
     static final int LABEL_OFFSET = LABEL_LENGTH_OFFSET + Integer.BYTES;
     /** A bucket's whole value: two cache lines. */
     public static final int HEADER_LENGTH = 2 * LINE;
-    static final int LABEL_MAX_BYTES = HEADER_LENGTH - LABEL_OFFSET;
+    /** The most bytes of an identifier an entry keeps: its label. */
+    public static final int LABEL_MAX_BYTES = HEADER_LENGTH - LABEL_OFFSET;
     static final int SHARDS_OFFSET = HEADER_LENGTH;
     static final int SHARD_STRIDE = LINE;
     /** Within a shard's line, after its word: the newest window number the word may hold (windows only). */
