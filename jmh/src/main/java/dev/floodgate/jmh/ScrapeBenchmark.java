@@ -2,9 +2,9 @@ package dev.floodgate.jmh;
 
 import dev.floodgate.BlockedEntry;
 import dev.floodgate.Stats;
+import dev.floodgate.reader.BlockedCount;
 import dev.floodgate.reader.EntryCounts;
 import dev.floodgate.reader.FloodgateReader;
-import dev.floodgate.reader.TableEntry;
 import dev.floodgate.tools.command.StatsCommand;
 import dev.floodgate.tools.format.PrometheusText;
 import dev.floodgate.tools.table.TableFiles;
@@ -169,11 +169,11 @@ public class ScrapeBenchmark
 
     /** {@code floodgate top --action dashboard_api -n 20}: the ranking the command prints. */
     @Benchmark
-    public List<TableEntry> cliTop()
+    public List<BlockedCount> cliTop()
     {
         try (FloodgateReader cli = TableFiles.openReader(file))
         {
-            return TableReading.read(cli).topBlocked(Fixtures.REFUSED, TOP);
+            return TableReading.read(cli, Fixtures.REFUSED, TOP).top();
         }
     }
 }

@@ -112,7 +112,17 @@ public final class DumpCommand implements Callable<Integer>
      */
     public static String identifier(final TableEntry entry)
     {
-        return Escape.label(entry.label()) + (entry.labelCut() ? "..." : "");
+        return identifier(entry.label(), entry.labelCut());
+    }
+
+    /**
+     * @param label a stored label.
+     * @param cut   whether it is a prefix of a longer identifier.
+     * @return the label escaped for a terminal, "..." after it when cut.
+     */
+    public static String identifier(final String label, final boolean cut)
+    {
+        return Escape.label(label) + (cut ? "..." : "");
     }
 
     private static String describe(final TableEntry entry, final EntryState state)

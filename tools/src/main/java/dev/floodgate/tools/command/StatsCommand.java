@@ -122,7 +122,7 @@ public final class StatsCommand implements Callable<Integer>
             report.identity().shards(), Instant.ofEpochMilli(report.identity().createdWallMs()),
             report.identity().bootId());
         out.printf("occupancy    %.2f%% (%,d of %,d entries; %,d live, %,d tombstoned%s)%n",
-            report.occupancyPercent(), report.entries().size(), report.identity().capacity(), report.liveEntries(),
+            report.occupancyPercent(), report.entries(), report.identity().capacity(), report.liveEntries(),
             report.tombstonedEntries(), report.unreadable() == 0 ? "" : String.format("; %,d unreadable: being " +
             "written or damaged", report.unreadable()));
         out.printf("janitor      %,d runs, %,d reaped, %,d tombstoned, %,d revived%n", c.janitorRuns(), c.reaped(),
@@ -188,7 +188,7 @@ public final class StatsCommand implements Callable<Integer>
             .field("capacity", report.identity().capacity())
             .field("createdAt", Instant.ofEpochMilli(report.identity().createdWallMs()).toString())
             .field("bootId", report.identity().bootId())
-            .field("entries", report.entries().size())
+            .field("entries", report.entries())
             .field("liveEntries", report.liveEntries())
             .field("tombstonedEntries", report.tombstonedEntries())
             .field("unreadableEntries", report.unreadable())

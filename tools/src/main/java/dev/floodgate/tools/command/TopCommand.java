@@ -2,7 +2,7 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.reader.FloodgateReader;
-import dev.floodgate.reader.TableEntry;
+import dev.floodgate.reader.BlockedCount;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
@@ -45,16 +45,16 @@ public final class TopCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final List<TableEntry> top;
+        final List<BlockedCount> top;
         try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
         {
-            top = TableReading.read(reader).topBlocked(action, n);
+            top = TableReading.read(reader, action, n).top();
         }
         final PrintWriter out = spec.commandLine().getOut();
         if (json)
         {
             final Json doc = new Json().beginArray();
-            for (final TableEntry entry : top)
+            for (final BlockedCount entry : top)
             {
                 doc.beginObject().field("identifier", entry.label()).field("identifierCut", entry.labelCut())
                     .field("action", ActionConverter.name(entry.action())).field("blocked", entry.blocked()).endObject();
@@ -73,7 +73,7 @@ public final class TopCommand implements Callable<Integer>
      * @param out where.
      * @param top blocked counters, most first.
      */
-    public static void print(final PrintWriter out, final List<TableEntry> top)
+    public static void print(final PrintWriter out, final List<BlockedCount> top)
     {
         if (top.isEmpty())
         {
@@ -83,10 +83,10 @@ public final class TopCommand implements Callable<Integer>
         final TextTable table = new TextTable(new String[] {"#", "REFUSED", "ACTION", "IDENTIFIER"},
             new boolean[] {true, true, false, false});
         int rank = 1;
-        for (final TableEntry entry : top)
+        for (final BlockedCount entry : top)
         {
             table.row(Integer.toString(rank++), String.format("%,d", entry.blocked()),
-                ActionConverter.name(entry.action()), DumpCommand.identifier(entry));
+                ActionConverter.name(entry.action()), DumpCommand.identifier(entry.label(), entry.labelCut()));
         }
         table.print(out);
     }

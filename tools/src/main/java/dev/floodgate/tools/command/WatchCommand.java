@@ -2,7 +2,7 @@ package dev.floodgate.tools.command;
 
 import dev.floodgate.Action;
 import dev.floodgate.reader.FloodgateReader;
-import dev.floodgate.reader.TableEntry;
+import dev.floodgate.reader.BlockedCount;
 import dev.floodgate.tools.ActionConverter;
 import dev.floodgate.tools.ExitCode;
 import dev.floodgate.tools.FileOption;
@@ -88,7 +88,7 @@ public final class WatchCommand implements Callable<Integer>
             final TableReading report;
             try (FloodgateReader reader = TableFiles.openReader(fileOption.file()))
             {
-                report = TableReading.read(reader);
+                report = TableReading.read(reader, action, n);
             }
             if (json)
             {
@@ -128,7 +128,7 @@ public final class WatchCommand implements Callable<Integer>
         StatsCommand.print(out, report);
         out.println();
         out.println("top refused" + (action == null ? "" : " (" + ActionConverter.name(action) + ")"));
-        TopCommand.print(out, report.topBlocked(action, n));
+        TopCommand.print(out, report.top());
     }
 
     private String json(final TableReading report)
@@ -136,7 +136,7 @@ public final class WatchCommand implements Callable<Integer>
         final Json doc = new Json().beginObject().field("time", Instant.now().toString());
         StatsCommand.write(doc, report);
         doc.name("topRefused").beginArray();
-        for (final TableEntry entry : report.topBlocked(action, n))
+        for (final BlockedCount entry : report.top())
         {
             doc.beginObject().field("identifier", entry.label()).field("identifierCut", entry.labelCut())
                 .field("action", ActionConverter.name(entry.action())).field("blocked", entry.blocked()).endObject();
