@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The {@code n} blocked counters with the most refusals among those one walk of a table finds
@@ -70,7 +71,7 @@ public final class BlockedRanking
      */
     public static BlockedRanking withRevivable(final Action action, final int n)
     {
-        return new BlockedRanking(java.util.Objects.requireNonNull(action, "action"), true, n);
+        return new BlockedRanking(Objects.requireNonNull(action, "action"), true, n);
     }
 
     /** @return the counters kept, most refusals first: at most {@code n}. */

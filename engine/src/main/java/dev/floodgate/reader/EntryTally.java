@@ -73,7 +73,7 @@ final class EntryTally implements TableScan.Decoder<EntryTally>, TableScan.Sink<
         pendingOffered = false;
         if (code != TableEntry.DAMAGED)
         {
-            pendingAction = entry.actionOrdinal();
+            pendingAction = entry.actionOrdinal(); // in range: kindOf tested it
         }
         if (code == Entry.KIND_BUCKET)
         {
