@@ -6,9 +6,11 @@ import dev.floodgate.cluster.LeaseKey;
 import dev.floodgate.cluster.RedisLeases;
 import dev.floodgate.door.LeaseGiveBack;
 import dev.floodgate.door.LeaseSource;
+import dev.floodgate.testkit.AnsweredAsItWaits;
 import dev.floodgate.testkit.Await;
 import dev.floodgate.testkit.ForwardingLeaseSource;
 import dev.floodgate.testkit.LocalRedis;
+import dev.floodgate.testkit.SentRefund;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,9 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -233,105 +233,6 @@ class InterruptedGiveBackCloseTest
         public long timeoutMs()
         {
             return 60_000;
-        }
-    }
-
-    /**
-     * Forwards every call to the real source; a refund is sent at once, and Redis's answer to it is there when the
-     * engine's wait for it begins ({@link AnswerAsTheWaitBegins}), so the close's real 100 ms per refund
-     * ({@code LeaseRefund.CLOSE_REFUND_WAIT_NANOS}), which a round trip beside CPU hogs can pass, decides nothing.
-     */
-    private static final class AnsweredAsItWaits extends ForwardingLeaseSource
-    {
-        private final LeaseSource real;
-
-        AnsweredAsItWaits(final LeaseSource real)
-        {
-            super(real);
-            this.real = real;
-        }
-
-        @Override
-        public CompletionStage<Grant> refund(final Action action, final String identifier, final long sequence,
-            final long tokens)
-        {
-            return new AnswerAsTheWaitBegins(new SentRefund(real, action, identifier, sequence, tokens));
-        }
-    }
-
-    /**
-     * A refund's answer, there as soon as a timed wait on it ({@code LeaseRefund.await}'s) begins. A wait that begins
-     * with its thread's interrupt status set ends as the JDK's does, at once and the status cleared, the answer there
-     * by then: a wait that looks again gets it; one that took the interrupt for its answer lost it, in every run (in 3
-     * of 6 while the real answer raced the wait).
-     */
-    private static final class AnswerAsTheWaitBegins extends CompletableFuture<LeaseSource.Grant>
-    {
-        private final SentRefund sent;
-
-        AnswerAsTheWaitBegins(final SentRefund sent)
-        {
-            this.sent = sent;
-        }
-
-        @Override
-        public LeaseSource.Grant get(final long timeout, final TimeUnit unit)
-            throws InterruptedException, ExecutionException, TimeoutException
-        {
-            final boolean interrupted = Thread.interrupted();
-            if (!isDone())
-            {
-                complete(sent.answer()); // waited for here, outside the engine's bound
-            }
-            if (interrupted)
-            {
-                throw new InterruptedException("the refund's wait began on an interrupted thread");
-            }
-            return super.get(timeout, unit);
-        }
-    }
-
-    /**
-     * One refund sent through the real source (the give-back's, which the test wraps), and its answer from Redis:
-     * sent again under its number while the client's bound (1 s) passes without one, a minute at most and while
-     * connected. A loaded host's round trip can take longer, and the script replays a refund it applied (same node,
-     * number and amount), so a resend is the first one's answer late, never a second refund.
-     */
-    private static final class SentRefund
-    {
-        private final LeaseSource source;
-        private final Action action;
-        private final String identifier;
-        private final long sequence;
-        private final long tokens;
-        private final CompletableFuture<LeaseSource.Grant> sent;
-
-        SentRefund(final LeaseSource source, final Action action, final String identifier, final long sequence,
-            final long tokens)
-        {
-            this.source = source;
-            this.action = action;
-            this.identifier = identifier;
-            this.sequence = sequence;
-            this.tokens = tokens;
-            this.sent = send();
-        }
-
-        LeaseSource.Grant answer() throws InterruptedException, ExecutionException, TimeoutException
-        {
-            final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-            LeaseSource.Grant answer = sent.get(1, TimeUnit.MINUTES);
-            while (answer.status() == LeaseSource.UNAVAILABLE && source.connected() &&
-                System.nanoTime() - deadline < 0)
-            {
-                answer = send().get(1, TimeUnit.MINUTES);
-            }
-            return answer;
-        }
-
-        private CompletableFuture<LeaseSource.Grant> send()
-        {
-            return source.refund(action, identifier, sequence, tokens).toCompletableFuture();
         }
     }
 }
