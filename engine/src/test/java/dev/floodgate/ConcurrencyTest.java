@@ -62,9 +62,14 @@ class ConcurrencyTest
                 worker.join();
             }
             assertEquals(List.of(), failures);
-            assertEquals(limit, admitted.get(), () -> "degraded checks fail open for PUBLISH: " + gate.stats());
+            assertEquals(limit, admitted.get(), () -> "admitted other than the limit: " + gate.stats());
             assertEquals(threads * attemptsPerThread - limit, refused.get());
-            assertEquals(refused.get(), gate.blockedCount("hot", Action.PUBLISH));
+            // a check that waited past its real 50 ms for the segment's guard (a thread descheduled while it created
+            // the hot entry, on a loaded host) is refused by the unreachable rule, counted as degraded and not in
+            // the blocked counter; the attempts beyond the limit make up for it, so the admitted count stays exact
+            final long degraded = gate.stats().degraded().get(Action.PUBLISH);
+            assertEquals(refused.get() - degraded, gate.blockedCount("hot", Action.PUBLISH),
+                () -> degraded + " degraded: " + gate.stats());
         }
     }
 }
