@@ -5,7 +5,6 @@ import dev.floodgate.ManualTicker;
 import dev.floodgate.TableBusyException;
 import dev.floodgate.janitor.Janitor;
 import dev.floodgate.store.Entry;
-import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
@@ -14,9 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -42,7 +39,7 @@ class JanitorScanHoldTest
     private static final long NOW = 1_000_000_000_000L;
     private static final long GRACE = 10_000_000_000L;
     private static final int SHARDS = 4;
-    private static final long HOUR_MS = 3_600_000L;
+    private static final long HOUR_MS = HookedPolicy.HOUR_MS;
 
     @TempDir
     Path dir;
@@ -55,19 +52,8 @@ class JanitorScanHoldTest
         {
             final ProcessRegistry registry = new ProcessRegistry(table.header(), table.locks(), GRACE / 2);
             final int slot = registry.register(table.owner(), NOW);
-            final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
-            Arrays.fill(blocks, new PolicyRegion.Block(100, HOUR_MS, false, 1, 0, 0, 100, HOUR_MS, 0, 0));
-            final PolicySnapshot policy = new PolicySnapshot(1, blocks, SHARDS);
-            final AtomicReference<Runnable> hook = new AtomicReference<>();
-            final Supplier<PolicySnapshot> hooked = () ->
-            {
-                final Runnable once = hook.getAndSet(null);
-                if (once != null)
-                {
-                    once.run();
-                }
-                return policy;
-            };
+            final HookedPolicy hooked = new HookedPolicy(SHARDS);
+            final PolicySnapshot policy = hooked.policy();
             final Janitor janitor = new Janitor(table, registry, ticker, GRACE, slot, hooked);
 
             // the window entry whose judgment is the hook (with a count: not idle), a full bucket of the same segment
@@ -88,7 +74,7 @@ class JanitorScanHoldTest
             final AtomicReference<Resolved> inserted = new AtomicReference<>();
             final AtomicReference<Throwable> refused = new AtomicReference<>();
             final boolean[] hooked1 = {false};
-            hook.set(() ->
+            hooked.onNextCall(() ->
             {
                 hooked1[0] = true;
                 // the scan is inside the holder's segment: a check meets a key of that segment no one has seen yet

@@ -6,7 +6,6 @@ import dev.floodgate.ManualTicker;
 import dev.floodgate.janitor.Janitor;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.EntryBytes;
-import dev.floodgate.store.PolicyRegion;
 import dev.floodgate.store.ProcessRegistry;
 import dev.floodgate.store.QuotaTable;
 import dev.floodgate.store.Resolved;
@@ -15,11 +14,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -44,7 +40,7 @@ class ReapGraceRecheckTest
     private static final long NOW = 1_000_000_000_000L;
     private static final long GRACE = 10_000_000_000L;
     private static final int SHARDS = 4;
-    private static final long HOUR_MS = 3_600_000L;
+    private static final long HOUR_MS = HookedPolicy.HOUR_MS;
 
     @TempDir
     Path dir;
@@ -57,19 +53,8 @@ class ReapGraceRecheckTest
         {
             final ProcessRegistry registry = new ProcessRegistry(table.header(), table.locks(), GRACE / 2);
             final int slot = registry.register(table.owner(), NOW);
-            final PolicyRegion.Block[] blocks = new PolicyRegion.Block[Action.values().length];
-            Arrays.fill(blocks, new PolicyRegion.Block(100, HOUR_MS, false, 1, 0, 0, 100, HOUR_MS, 0, 0));
-            final PolicySnapshot policy = new PolicySnapshot(1, blocks, SHARDS);
-            final AtomicReference<Runnable> hook = new AtomicReference<>();
-            final Supplier<PolicySnapshot> hooked = () ->
-            {
-                final Runnable once = hook.getAndSet(null);
-                if (once != null)
-                {
-                    once.run();
-                }
-                return policy;
-            };
+            final HookedPolicy hooked = new HookedPolicy(SHARDS);
+            final PolicySnapshot policy = hooked.policy();
             final Janitor janitorA = new Janitor(table, registry, ticker, GRACE, slot, hooked);
             final Janitor janitorB = new Janitor(table, registry, ticker, GRACE, slot, () -> policy);
 
@@ -134,7 +119,7 @@ class ReapGraceRecheckTest
                 }
             });
             final int[] tombstonedByB = {-1};
-            hook.set(() ->
+            hooked.onNextCall(() ->
             {
                 check.start();
                 await(checkPaused);
