@@ -27,8 +27,8 @@ final class SegmentCounts
      * segment holds and what its count says (a process killed between an insert or a removal and its counts left
      * them off), so counts moved by other segments meanwhile are never overwritten. Call under the segment's guard.
      *
-     * @return false when a chained tier's counter diverged: the segment is not recounted, and only its tiers after the
-     * diverged one are walked.
+     * @return false when a chained tier's counter diverged: the segment is not recounted, and only the diverged tier
+     * and the tiers after it are walked.
      */
     boolean censusAndRecount(final SegmentWalk walk, final int segment)
     {
@@ -52,7 +52,7 @@ final class SegmentCounts
      * census finds it as Chronicle's iteration did ("Size diverged"). The segment guard is ours, so nobody else is
      * inside Chronicle on this segment: a single-tier segment's counter (in the segment header, within reach) is set
      * to what the hash lookup holds. With chained tiers the counter is left: scans skip the rest of that segment (its
-     * tiers up to the diverged one, whose entries stay correct for checks; the janitor and tools miss them until the
+     * tiers before the diverged one, whose entries stay correct for checks; the janitor and tools miss them until the
      * file is recovered offline), and the event is counted, never thrown. Call under the segment's guard.
      *
      * @return true when every tier's counter matches its hash lookup (now).

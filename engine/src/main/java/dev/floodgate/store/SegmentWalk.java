@@ -87,7 +87,10 @@ final class SegmentWalk
         EXACT,
         /** A single-tier segment's counter was ahead, and was set to what its hash lookup holds. */
         REPAIRED,
-        /** A chained segment's counter was ahead: beyond an online repair (only the tiers after it are walked). */
+        /**
+         * A chained segment's counter was ahead: beyond an online repair (only that tier and the tiers after it are
+         * walked).
+         */
         DIVERGED
     }
 
@@ -95,7 +98,8 @@ final class SegmentWalk
      * Counts the segment's entries and records its tiers for {@link #visitCopies}; call under the segment's guard. Sets
      * the first tier's counter when it was ahead of its hash lookup and the segment has one tier (as Chronicle's
      * iteration found it: {@link SegmentCounts} logs and counts), and leaves a chained one as it is, recording only
-     * the tiers after the last diverged one (those Chronicle's iteration, last tier first, visited before it threw).
+     * the last diverged tier and the tiers after it (those Chronicle's iteration, last tier first, visited before it
+     * threw: it throws at the end of the diverged tier, having visited all of it).
      *
      * @param segment a segment whose guard this thread holds.
      * @return what it found; {@link #quotaEntries()} is meaningful unless {@link Census#DIVERGED}.
@@ -122,10 +126,13 @@ final class SegmentWalk
             {
                 if (chained)
                 {
-                    // as Chronicle's iteration, which goes from the last tier back and stops at the first diverged
-                    // one it meets: only the tiers after the last diverged one are walked
+                    // as Chronicle's iteration, which goes from the last tier back and stops at the end of the first
+                    // diverged one it meets, having visited all of it: that tier and the ones after it are walked
+                    // (dropping the diverged tier too left its entries to no janitor until an offline recovery, where
+                    // the scan in place had judged them; found by review, UnguardedScanTest)
                     found = Census.DIVERGED;
-                    tierCount = 0;
+                    tiers[0] = tier;
+                    tierCount = 1;
                 }
                 else
                 {
