@@ -21,8 +21,8 @@ import java.lang.invoke.VarHandle;
  *
  * <p>The census ({@link #census}) does what Chronicle's own iteration ({@code HashSegmentIteration}) checks at the end
  * of each tier: a tier whose counter says more entries than its hash lookup holds has diverged (a process died inside
- * an insert, which bumps the counter before it writes the slot). A counter behind its hash lookup (a process died
- * inside a removal, which drops it before it clears the slot) is no divergence to Chronicle, whose iteration stops
+ * an insert, which bumps the counter before it writes the slot, or inside a removal, which clears the slot before it
+ * drops the counter). A counter behind its hash lookup is no divergence to Chronicle, whose iteration stops
  * once it has visited as many entries as the counter says; the census counts every occupied slot, what a lookup can
  * reach. It counts the quota entries (the file's record, kind 0, is not one) for the scan's recount
  * ({@link SegmentCounts}), and records the tiers' addresses, resolved under the guard as Chronicle's iteration resolved
