@@ -103,6 +103,12 @@ public final class ClusterGate implements AutoCloseable
         return leaseSize[action.ordinal()] != 0;
     }
 
+    /** @return the tokens a lease of {@code action} asks for (0 where none): a lease slot's chunk is made of it. */
+    long leaseSize(final Action action)
+    {
+        return leaseSize[action.ordinal()];
+    }
+
     /** @return whether {@code cost} exceeds the cluster limit of {@code action}: no wait would ever admit it. */
     boolean exceedsLimit(final Action action, final long cost)
     {
@@ -168,7 +174,7 @@ public final class ClusterGate implements AutoCloseable
         final QuotaSlot linked = node != null ? node.lease : null;
         if (linked != null)
         {
-            final long left = LeaseBalance.spend(linked, cost, leaseSize[action.ordinal()]);
+            final long left = LeaseBalance.spend(linked, cost);
             if (left == LeaseBalance.SPENT_ON_LINE)
             {
                 return CheckResult.ADMITTED;

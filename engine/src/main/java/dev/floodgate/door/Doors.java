@@ -92,7 +92,7 @@ public final class Doors
         this.counters = counters;
         this.shards = table.shards();
         this.cache = new QuotaCache((int)Math.min(1 << 18, Math.max(1024, 2 * capacity)));
-        this.resolver = new SlotResolver(table, ticker, cache, onTableFull);
+        this.resolver = new SlotResolver(table, ticker, cache, onTableFull, cluster);
         this.policyRegion = new PolicyRegion(table.header(), ACTIONS);
         this.regimes = new RegimeEntry(table, policyRegion, ticker);
         this.scratch = ThreadLocal.withInitial(() -> WindowClaim.receipts(shards));

@@ -53,41 +53,62 @@ final class LeaseBalance
      * although the sum covers it: only when both the CPU's line and the central balance are short, i.e. at a
      * lease's end, where the check then waits for the refill as it would.
      *
-     * @param slot       a lease entry's slot: its entry, the generation it was resolved at, its lines by address.
+     * @param slot       a lease entry's slot: its entry, the generation it was resolved at, its lines by address and
+     *                   its {@linkplain QuotaSlot#chunk chunk} (of this JVM's lease size).
      * @param cost       tokens, at least 1.
-     * @param lease      the action's lease size.
      * @return {@link #SPENT_ON_LINE}; or the central balance left after a chunk was taken from it or the cost
      * gathered (0 or more: the refill test's figure); {@link #SHORT} or {@link #GONE}.
      */
-    static long spend(final QuotaSlot slot, final long cost, final long lease)
+    static long spend(final QuotaSlot slot, final long cost)
     {
-        return spend(slot.lines, slot.entry, slot.generation, cost, lease);
+        return spend(slot.lines, slot.chunk, slot.entry, slot.generation, cost);
     }
 
-    /** {@link #spend(QuotaSlot, long, long)} over an entry of no slot's (allocates its {@link LeaseLines}). */
+    /**
+     * {@link #spend(QuotaSlot, long)} over an entry of no slot's (allocates its {@link LeaseLines}).
+     *
+     * @param lease the action's lease size.
+     */
     static long spend(final Entry entry, final long generation, final long cost, final long lease)
     {
-        return spend(new LeaseLines(entry), entry, generation, cost, lease);
+        final LeaseLines lines = new LeaseLines(entry);
+        return spend(lines, chunk(lease, lines.count()), entry, generation, cost);
+    }
+
+    /**
+     * @param lease the action's lease size.
+     * @param lines the entry's balance lines.
+     * @return the tokens a line takes from the central balance at a time, {@code lease / (4 x lines)}, when that is
+     * at least 2; else 0: the spend keeps to the central balance.
+     */
+    static long chunk(final long lease, final int lines)
+    {
+        if (lines <= 0)
+        {
+            return 0;
+        }
+        final long chunk = lease / (CHUNKS_PER_LEASE_AND_LINE * lines);
+        return chunk >= MIN_CHUNK ? chunk : 0;
     }
 
     /**
      * The warm spend reaches the CPU's line and the generation through {@code byAddress}, the same words as
      * {@link LeaseWords}' with the entry's length checked when the slot was made; every other step through the
      * entry.
+     *
+     * @param chunk {@link #chunk}: 0 to keep to the central balance.
      */
-    private static long spend(final LeaseLines byAddress, final Entry entry, final long generation, final long cost,
-        final long lease)
+    private static long spend(final LeaseLines byAddress, final long chunk, final Entry entry, final long generation,
+        final long cost)
     {
-        final int lines = byAddress.count();
-        if (lines == 0 || lease < MIN_CHUNK * CHUNKS_PER_LEASE_AND_LINE * lines)
+        if (chunk == 0)
         {
             return spendCentral(entry, generation, cost);
         }
         int probe = ShardProbe.probe();
-        int line = ShardProbe.shard(probe, lines);
         while (true)
         {
-            final long at = byAddress.line(line);
+            final long at = byAddress.lineFor(probe);
             final long balance = byAddress.lineVolatile(at);
             if (!byAddress.isCurrentAcquire(generation))
             {
@@ -95,15 +116,13 @@ final class LeaseBalance
             }
             if (balance < cost)
             {
-                return refillLine(entry, generation, cost, lease / (CHUNKS_PER_LEASE_AND_LINE * lines), line,
-                    balance);
+                return refillLine(entry, generation, cost, chunk, byAddress.lineOf(probe), balance);
             }
             if (byAddress.casLine(at, balance, balance - cost))
             {
                 return SPENT_ON_LINE;
             }
             probe = ShardProbe.advance(probe); // another thread on this line: spread, as the window door does
-            line = ShardProbe.shard(probe, lines);
         }
     }
 

@@ -129,7 +129,7 @@ final class LeaseWait
                 // the table could not give the lease entry in time
                 return unspent(doors.unavailableResult(action), tellUnspent);
             }
-            final long left = LeaseBalance.spend(slot, cost, leaseSize[action.ordinal()]);
+            final long left = LeaseBalance.spend(slot, cost);
             if (left >= 0)
             {
                 fetcher.refillIfLow(slot, left, identifier, action);
@@ -209,7 +209,7 @@ final class LeaseWait
                 break;
             }
         }
-        final long left = LeaseBalance.spend(slot, cost, leaseSize[a]);
+        final long left = LeaseBalance.spend(slot, cost);
         if (left >= 0)
         {
             fetcher.refillIfLow(slot, left, identifier, action);

@@ -26,6 +26,12 @@ public final class QuotaSlot
     /** For a lease entry: its balance lines and generation by address, for the warm spend; null for other kinds. */
     final LeaseLines lines;
     /**
+     * For a lease entry: the tokens a balance line takes from the central balance at a time
+     * ({@link LeaseBalance#chunk}, of this JVM's lease size and the entry's lines), or 0 when the spend keeps to the
+     * central balance; made once here, so the warm spend tests one field instead of loading the lease size.
+     */
+    final long chunk;
+    /**
      * The slot of this entry's lease entry (issue 12: the same identifier and action's cluster balance), linked by
      * the first clustered check, so a warm clustered check spends from it without a second lookup. Racy by design,
      * as {@link HeldQuota}'s slots: a slot is immutable but this link, published by a plain store; a thread that
@@ -38,7 +44,12 @@ public final class QuotaSlot
      */
     volatile long refillBelow;
 
-    QuotaSlot(final String identifier, final int hash, final int kindAction, final Resolved resolved)
+    /**
+     * @param lease for a lease entry, this JVM's lease size of the action ({@link ClusterGate#leaseSize}); else
+     *              ignored.
+     */
+    QuotaSlot(final String identifier, final int hash, final int kindAction, final Resolved resolved,
+        final long lease)
     {
         this.identifier = identifier;
         this.hash = hash;
@@ -50,6 +61,7 @@ public final class QuotaSlot
         this.bucket = kind == Entry.KIND_BUCKET && TokenBucket.fits(resolved.limit(), resolved.windowMs()) ?
             new TokenBucket(resolved.limit(), resolved.windowMs()) : null;
         this.lines = kind == Entry.KIND_LEASE ? new LeaseLines(entry) : null;
+        this.chunk = lines != null ? LeaseBalance.chunk(lease, lines.count()) : 0;
     }
 
     boolean matches(final CharSequence id, final int h, final int ka)

@@ -28,9 +28,13 @@ final class SlotResolver
     private final Runnable onTableFull;
     /** The file's generation source, made once: a conversion runs under the segment's guard, where nothing allocates. */
     private final LongSupplier nextGeneration;
+    /** The lease sizes a lease slot's chunk is made of, or null when no action has a cluster quota. */
+    private final ClusterGate cluster;
 
-    SlotResolver(final QuotaTable table, final Ticker ticker, final QuotaCache cache, final Runnable onTableFull)
+    SlotResolver(final QuotaTable table, final Ticker ticker, final QuotaCache cache, final Runnable onTableFull,
+        final ClusterGate cluster)
     {
+        this.cluster = cluster;
         this.table = table;
         this.lookup = table.lookup();
         this.ticker = ticker;
@@ -89,7 +93,8 @@ final class SlotResolver
             table.header().addCounter(FileHeader.degradedOffset(action), 1);
             return null;
         }
-        final QuotaSlot slot = new QuotaSlot(id, hash, kindAction, resolved);
+        final QuotaSlot slot = new QuotaSlot(id, hash, kindAction, resolved,
+            kind == Entry.KIND_LEASE && cluster != null ? cluster.leaseSize(action) : 0);
         cache.put(index, slot);
         return slot;
     }

@@ -12,7 +12,8 @@ import static dev.floodgate.store.EntryLayout.SHARD_STRIDE;
  * {@link LeaseWords#lineVolatile}, {@link LeaseWords#casLine} and {@link Entry#isCurrentAcquire} reach, with the
  * entry's length checked once, here, instead of on every access. Through the buffer each of a spend's three
  * accesses reloaded the entry's buffer, its capacity, address and array and checked its bounds: 33 to 41 of the
- * clustered check's instructions, where these take one load each and one unsigned test of the line.
+ * clustered check's instructions, where these take one load each, and the line a probe picks needs no test
+ * ({@link #lineFor}).
  *
  * <p>Writes follow {@link Entry}'s protocol exactly as {@link LeaseWords}' do: load the line
  * ({@link #lineVolatile}), pass {@link #isCurrentAcquire}, then {@link #casLine} against the word loaded.
@@ -59,21 +60,33 @@ public final class LeaseLines
     }
 
     /**
-     * @param line a line in {@code [0, count())}.
-     * @return the line's address, for {@link #lineVolatile} and {@link #casLine}: the line is checked once, here.
-     * @throws IndexOutOfBoundsException for a line outside the entry.
+     * The line a thread's probe picks, as the window door picks its shard ({@code door.ShardProbe.shard}): the probe
+     * read unsigned, times {@link #count}, over 2^32.
+     *
+     * @param probe a thread's probe, any int.
+     * @return a line in {@code [0, count())} when {@link #count} is above 0, whatever the probe.
      */
-    public long line(final int line)
+    public int lineOf(final int probe)
     {
-        if (Integer.compareUnsigned(line, count) >= 0)
-        {
-            throw new IndexOutOfBoundsException("balance line " + line + " of " + count);
-        }
-        return firstLine + (long)line * SHARD_STRIDE;
+        return (int)(((probe & 0xFFFFFFFFL) * count) >>> 32);
     }
 
     /**
-     * @param line a line's address from {@link #line} of this object.
+     * The address of {@link #lineOf}'s line, for {@link #lineVolatile} and {@link #casLine}. Tested nowhere: the
+     * line is below {@link #count} for every probe, and every line was checked against the entry's length when this
+     * was made (a test here cost the warm spend five instructions).
+     *
+     * @param probe a thread's probe, any int.
+     * @return the line's address; call it only when {@link #count} is above 0 (with none there is no line).
+     */
+    public long lineFor(final int probe)
+    {
+        assert count > 0 : "a lease without balance lines";
+        return firstLine + (long)lineOf(probe) * SHARD_STRIDE;
+    }
+
+    /**
+     * @param line a line's address from {@link #lineFor} of this object.
      * @return {@link LeaseWords#lineVolatile}.
      */
     public long lineVolatile(final long line)
@@ -84,7 +97,7 @@ public final class LeaseLines
     /**
      * {@link LeaseWords#casLine}: see the class comment for the protocol.
      *
-     * @param line a line's address from {@link #line} of this object.
+     * @param line a line's address from {@link #lineFor} of this object.
      */
     public boolean casLine(final long line, final long expected, final long next)
     {

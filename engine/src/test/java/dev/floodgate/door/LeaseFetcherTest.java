@@ -47,7 +47,7 @@ class LeaseFetcherTest
         entry.publishGenerationVolatile(GENERATION);
         assertTrue(LeaseWords.casSequence(entry, 0, LeaseRefill.firstSequence(1_700_000_000_000L)));
         slot = new QuotaSlot("alice", 1, ClusterGate.KIND | ACTION.ordinal(),
-            new Resolved(entry, GENERATION, 100, 1_000, 0));
+            new Resolved(entry, GENERATION, 100, 1_000, 0), LEASE);
     }
 
     @Test

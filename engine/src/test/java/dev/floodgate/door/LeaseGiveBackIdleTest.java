@@ -105,7 +105,7 @@ class LeaseGiveBackIdleTest
         LeaseWords.casSequence(entry, 0, LeaseRefill.firstSequence(1_700_000_000_000L));
         LeaseBalance.giveBack(entry, GENERATION, balance);
         return new QuotaSlot(identifier, identifier.hashCode(), ClusterGate.KIND | ACTION.ordinal(),
-            new Resolved(entry, GENERATION, 100, WINDOW_MS, 0));
+            new Resolved(entry, GENERATION, 100, WINDOW_MS, 0), LeaseFetcherTest.LEASE);
     }
 
     private LeaseGiveBack giveBacks(final LeaseSource source, final RefillHolders holders)

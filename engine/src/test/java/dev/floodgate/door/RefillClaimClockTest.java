@@ -96,7 +96,7 @@ class RefillClaimClockTest
     private QuotaSlot slot()
     {
         return new QuotaSlot("alice", 1, ClusterGate.KIND | ACTION.ordinal(),
-            new Resolved(entry, GENERATION, 100, 1_000, 0));
+            new Resolved(entry, GENERATION, 100, 1_000, 0), LEASE);
     }
 
     private final Object owner = new Object();

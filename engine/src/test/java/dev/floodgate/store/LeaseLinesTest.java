@@ -3,14 +3,15 @@ package dev.floodgate.store;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.util.SplittableRandom;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The warm spend's words by address ({@link LeaseLines}) are the words {@link LeaseWords} and {@link Entry} reach,
- * and a line outside the entry is refused before any access, since nothing checks the address after that.
+ * and the line a probe picks is always one of the entry's, since nothing checks its address.
  */
 class LeaseLinesTest
 {
@@ -35,7 +36,9 @@ class LeaseLinesTest
         }
         for (int line = 0; line < SHARDS; line++)
         {
-            final long at = lines.line(line);
+            final int probe = probeOf(line);
+            assertEquals(line, lines.lineOf(probe));
+            final long at = lines.lineFor(probe);
             assertEquals(100 + line, lines.lineVolatile(at), "line " + line);
             assertFalse(lines.casLine(at, 0, 1), "a stale expected value moves nothing");
             assertTrue(lines.casLine(at, 100 + line, 200 + line));
@@ -47,15 +50,34 @@ class LeaseLinesTest
         assertFalse(lines.isCurrentAcquire(GENERATION), "the generation word is the entry's");
     }
 
+    /** The line is not tested when its address is taken, so every probe must pick one of the entry's. */
     @Test
-    void shouldRefuseALineOutsideTheEntry()
+    void shouldPickALineOfTheEntryForEveryProbe()
     {
         final LeaseLines lines = new LeaseLines(entry);
-        assertThrows(IndexOutOfBoundsException.class, () -> lines.line(SHARDS));
-        assertThrows(IndexOutOfBoundsException.class, () -> lines.line(-1));
+        final int[] edges = {0, 1, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, probeOf(SHARDS - 1) - 1};
+        for (final int probe : edges)
+        {
+            final int line = lines.lineOf(probe);
+            assertTrue(line >= 0 && line < SHARDS, "probe " + probe + " picked line " + line);
+        }
+        assertEquals(SHARDS - 1, lines.lineOf(-1), "the largest probe, read unsigned, picks the last line");
+        final SplittableRandom random = new SplittableRandom(42);
+        for (int i = 0; i < 100_000; i++)
+        {
+            final int probe = random.nextInt();
+            final int line = lines.lineOf(probe);
+            assertTrue(line >= 0 && line < SHARDS, "probe " + probe + " picked line " + line);
+        }
         final LeaseLines none = new LeaseLines(
             new Entry(new UnsafeBuffer(new byte[EntryLayout.LEASE_BASE_LENGTH])));
         assertEquals(0, none.count(), "a lease written before there were lines has none");
-        assertThrows(IndexOutOfBoundsException.class, () -> none.line(0));
+    }
+
+    /** @return the smallest probe (read unsigned) that picks {@code line} of {@link #SHARDS}. */
+    private static int probeOf(final int line)
+    {
+        final long from = (long)line << 32;
+        return (int)(from / SHARDS + (from % SHARDS == 0 ? 0 : 1));
     }
 }
