@@ -3,6 +3,7 @@ package dev.floodgate.door;
 import dev.floodgate.store.Entry;
 import dev.floodgate.store.LeaseLines;
 import dev.floodgate.store.LeaseWords;
+import dev.floodgate.store.Resolved;
 
 /**
  * The node's side of a cluster quota (issue 12): the tokens leased from the cluster's bucket and not yet spent,
@@ -61,18 +62,42 @@ final class LeaseBalance
      */
     static long spend(final QuotaSlot slot, final long cost)
     {
-        return spend(slot.lines, slot.chunk, slot.entry, slot.generation, cost);
+        final long chunk = slot.chunk;
+        if (chunk == 0)
+        {
+            return spendCentral(slot.entry, slot.generation, cost);
+        }
+        // the slot's entry is read only on the way to a refill: read up front, it was loaded on every spend
+        final LeaseLines lines = slot.lines;
+        final long generation = slot.generation;
+        int probe = ShardProbe.probe();
+        while (true)
+        {
+            final long taken = lines.take(probe, generation, cost);
+            if (taken == LeaseLines.TAKEN)
+            {
+                return SPENT_ON_LINE;
+            }
+            if (taken == LeaseLines.GONE)
+            {
+                return GONE;
+            }
+            if (taken != LeaseLines.RACE)
+            {
+                return refillLine(slot.entry, generation, cost, chunk, lines.lineOf(probe), taken);
+            }
+            probe = ShardProbe.advance(probe); // another thread on this line: spread, as the window door does
+        }
     }
 
     /**
-     * {@link #spend(QuotaSlot, long)} over an entry of no slot's (allocates its {@link LeaseLines}).
+     * {@link #spend(QuotaSlot, long)} over an entry of no slot's (allocates a slot and its {@link LeaseLines}).
      *
      * @param lease the action's lease size.
      */
     static long spend(final Entry entry, final long generation, final long cost, final long lease)
     {
-        final LeaseLines lines = new LeaseLines(entry);
-        return spend(lines, chunk(lease, lines.count()), entry, generation, cost);
+        return spend(new QuotaSlot("", 0, ClusterGate.KIND, new Resolved(entry, generation, 0, 0, 0), lease), cost);
     }
 
     /**
@@ -89,41 +114,6 @@ final class LeaseBalance
         }
         final long chunk = lease / (CHUNKS_PER_LEASE_AND_LINE * lines);
         return chunk >= MIN_CHUNK ? chunk : 0;
-    }
-
-    /**
-     * The warm spend reaches the CPU's line and the generation through {@code byAddress}, the same words as
-     * {@link LeaseWords}' with the entry's length checked when the slot was made; every other step through the
-     * entry.
-     *
-     * @param chunk {@link #chunk}: 0 to keep to the central balance.
-     */
-    private static long spend(final LeaseLines byAddress, final long chunk, final Entry entry, final long generation,
-        final long cost)
-    {
-        if (chunk == 0)
-        {
-            return spendCentral(entry, generation, cost);
-        }
-        int probe = ShardProbe.probe();
-        while (true)
-        {
-            final long at = byAddress.lineFor(probe);
-            final long balance = byAddress.lineVolatile(at);
-            if (!byAddress.isCurrentAcquire(generation))
-            {
-                return GONE;
-            }
-            if (balance < cost)
-            {
-                return refillLine(entry, generation, cost, chunk, byAddress.lineOf(probe), balance);
-            }
-            if (byAddress.casLine(at, balance, balance - cost))
-            {
-                return SPENT_ON_LINE;
-            }
-            probe = ShardProbe.advance(probe); // another thread on this line: spread, as the window door does
-        }
     }
 
     private static long spendCentral(final Entry entry, final long generation, final long cost)

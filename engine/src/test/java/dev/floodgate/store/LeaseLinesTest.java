@@ -6,12 +6,11 @@ import org.junit.jupiter.api.Test;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The warm spend's words by address ({@link LeaseLines}) are the words {@link LeaseWords} and {@link Entry} reach,
- * and the line a probe picks is always one of the entry's, since nothing checks its address.
+ * The warm spend's take by address ({@link LeaseLines#take}) reaches the words {@link LeaseWords} and {@link Entry}
+ * reach, and the line a probe picks is always one of the entry's, since nothing checks its address.
  */
 class LeaseLinesTest
 {
@@ -26,7 +25,7 @@ class LeaseLinesTest
     }
 
     @Test
-    void shouldReachTheSameWordsAsTheEntry()
+    void shouldTakeFromTheSameWordsAsTheEntry()
     {
         final LeaseLines lines = new LeaseLines(entry);
         assertEquals(SHARDS, lines.count());
@@ -38,19 +37,18 @@ class LeaseLinesTest
         {
             final int probe = probeOf(line);
             assertEquals(line, lines.lineOf(probe));
-            final long at = lines.lineFor(probe);
-            assertEquals(100 + line, lines.lineVolatile(at), "line " + line);
-            assertFalse(lines.casLine(at, 0, 1), "a stale expected value moves nothing");
-            assertTrue(lines.casLine(at, 100 + line, 200 + line));
-            assertEquals(200 + line, LeaseWords.lineVolatile(entry, line));
+            assertEquals(LeaseLines.TAKEN, lines.take(probe, GENERATION, 30));
+            assertEquals(70 + line, LeaseWords.lineVolatile(entry, line), "line " + line);
+            assertEquals(70 + line, lines.take(probe, GENERATION, 71 + line), "short: the line's balance");
+            assertEquals(70 + line, LeaseWords.lineVolatile(entry, line), "a short take moves nothing");
         }
         assertEquals(0, LeaseWords.centralVolatile(entry), "no line's write lands on the central balance");
-        assertTrue(lines.isCurrentAcquire(GENERATION));
         entry.publishGenerationVolatile(GENERATION + 1);
-        assertFalse(lines.isCurrentAcquire(GENERATION), "the generation word is the entry's");
+        assertEquals(LeaseLines.GONE, lines.take(probeOf(1), GENERATION, 1), "the generation word is the entry's");
+        assertEquals(71, LeaseWords.lineVolatile(entry, 1), "nothing taken from a changed entry");
     }
 
-    /** The line is not tested when its address is taken, so every probe must pick one of the entry's. */
+    /** The line is not tested when {@link LeaseLines#take} reaches it, so every probe must pick one of the entry's. */
     @Test
     void shouldPickALineOfTheEntryForEveryProbe()
     {
